@@ -1,0 +1,130 @@
+//! `xstore`: the command-line edge. Parses arguments, reads files, calls the
+//! ISA crates through [`xstore_core::isa::Isa`], and renders results (text for
+//! people, `--json` for programs). Diagnostics are rendered here and only here.
+
+mod commands;
+
+use clap::{Args, Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "xstore",
+    version,
+    about = "Reference toolkit for accelerator store instructions: AWS Neuron TensorStore, \
+             PTO TSTORE and Vision-Q7 vector stores",
+    after_help = "Exit codes: 0 success; 1 invalid (validate), expectation failed (run, demo) or \
+                  warnings found (lint); 2 bad input or scenario error."
+)]
+pub struct Cli {
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// AWS Neuron sequencer TensorStore / TensorLoad (64-byte MEM_2D)
+    Neuron {
+        #[command(subcommand)]
+        cmd: NeuronCmd,
+    },
+    /// PTO tile ISA TSTORE blocks
+    Pto {
+        #[command(subcommand)]
+        cmd: IsaCmd,
+    },
+    /// Cadence Vision-Q7 B07 vector stores
+    Q7 {
+        #[command(subcommand)]
+        cmd: IsaCmd,
+    },
+    /// Execute a scenario file; print the outcome and its effects
+    Run {
+        /// The scenario (TOML)
+        scenario: String,
+        /// Also print memory ADDR:LEN after execution (repeatable)
+        #[arg(long, value_name = "ADDR:LEN")]
+        dump: Vec<String>,
+        /// Cap on allocated memory bytes (default 1 GiB)
+        #[arg(long, value_name = "BYTES")]
+        mem_cap: Option<String>,
+    },
+    /// Report the hazards the specifications warn about in a scenario
+    Lint {
+        /// The scenario (TOML)
+        scenario: String,
+    },
+    /// Run the bundled example scenarios of every ISA
+    Demo {
+        /// Only this ISA's examples
+        #[arg(long)]
+        isa: Option<String>,
+    },
+    /// Performance figures as ratios to an in-process baseline
+    Bench {
+        /// memory, neuron, pto, q7 or all
+        #[arg(default_value = "all")]
+        what: String,
+        /// Shorter runs (noisier figures)
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+/// The commands every ISA has.
+#[derive(Subcommand)]
+pub enum IsaCmd {
+    /// Assembly text (file or stdin) → one hex line per instruction
+    Asm {
+        /// Input file (stdin when absent)
+        file: Option<String>,
+    },
+    /// Bytes → canonical assembly, one line per instruction
+    Disasm(BytesIn),
+    /// Every field: bit range, raw value, meaning, provenance
+    Explain {
+        /// Hex bytes (Q7 also takes a mnemonic)
+        arg: Vec<String>,
+    },
+    /// Verdict and every failed rule by its specification name
+    Validate(BytesIn),
+}
+
+/// Neuron's commands: the common ones and `lower`.
+#[derive(Subcommand)]
+pub enum NeuronCmd {
+    #[command(flatten)]
+    Common(IsaCmd),
+    /// Rewrite pseudo instructions (0xcd/0xce) into TensorStore/TensorLoad
+    Lower {
+        #[command(flatten)]
+        input: BytesIn,
+        /// var_id=ADDRESS (repeatable)
+        #[arg(long = "sym", value_name = "ID=ADDR")]
+        syms: Vec<String>,
+        /// A TOML file whose `[symbols]` table maps var_id strings to addresses
+        #[arg(long, value_name = "FILE")]
+        symbols: Option<String>,
+        /// Write the lowered binary here instead of printing hex
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<String>,
+    },
+}
+
+/// Bytes given as hex arguments or as a binary file.
+#[derive(Args)]
+pub struct BytesIn {
+    /// Hex bytes in memory order (arguments are concatenated)
+    pub hex: Vec<String>,
+    /// Read raw bytes from this file instead
+    #[arg(long, value_name = "BIN")]
+    pub file: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    ExitCode::from(commands::dispatch(cli))
+}

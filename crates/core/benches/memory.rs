@@ -1,0 +1,58 @@
+//! Criterion benches of the memory model's commit path.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use xstore_core::bench::XorShift;
+use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region, Transaction};
+
+const REGION: u64 = 16 << 20;
+
+fn memory() -> Memory {
+    let r = Region::new(0, REGION, Access::ReadWrite).unwrap();
+    Memory::new(MemoryMap::new(vec![r]).unwrap())
+}
+
+fn commits(c: &mut Criterion) {
+    let mut g = c.benchmark_group("memory");
+    let src = vec![0xa5u8; 64 << 10];
+    let mut mem = memory();
+    let mut tx = Transaction::new();
+    let mut pos = 0u64;
+    g.throughput(Throughput::Bytes(src.len() as u64));
+    g.bench_function("commit_contiguous_64k", |b| {
+        b.iter(|| {
+            tx.clear();
+            tx.write(pos, &src);
+            mem.commit(black_box(&tx), &mut NoTrace).unwrap();
+            pos = (pos + src.len() as u64) % REGION;
+        })
+    });
+    let mut flat = vec![0u8; REGION as usize];
+    g.bench_function("baseline_contiguous_64k", |b| {
+        b.iter(|| {
+            let p = pos as usize;
+            flat[p..p + src.len()].copy_from_slice(black_box(&src));
+            pos = (pos + src.len() as u64) % REGION;
+        })
+    });
+    let mut rng = XorShift(7);
+    g.throughput(Throughput::Bytes(64));
+    g.bench_function("commit_random_64b", |b| {
+        b.iter(|| {
+            let a = (rng.next_u64() % REGION) & !63;
+            tx.clear();
+            tx.write(a, &src[..64]);
+            mem.commit(black_box(&tx), &mut NoTrace).unwrap();
+        })
+    });
+    g.bench_function("baseline_random_64b", |b| {
+        b.iter(|| {
+            let a = ((rng.next_u64() % REGION) & !63) as usize;
+            flat[a..a + 64].copy_from_slice(black_box(&src[..64]));
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, commits);
+criterion_main!(benches);

@@ -1,0 +1,179 @@
+//! Benchmark harness: every figure is a ratio against an in-process baseline
+//! doing the same byte work, so it holds on a noisy shared machine.
+
+use crate::mem::{Access, Memory, MemoryMap, NoTrace, Region, Transaction};
+use serde::Serialize;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// One benchmark case, as `xstore bench --json` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchResult {
+    pub name: String,
+    /// Our throughput, in `unit`.
+    pub ours: f64,
+    /// The baseline's throughput, in `unit`.
+    pub baseline: f64,
+    pub unit: String,
+    /// `ours / baseline`.
+    pub ratio: f64,
+    /// The target ratio from the issue, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
+}
+
+/// Time `work` (which performs `units` units of work per call) and return units
+/// per second, the best of `rounds` rounds of at least `min` each.
+pub fn throughput(units: f64, rounds: usize, min: Duration, mut work: impl FnMut()) -> f64 {
+    work(); // warm-up
+    let mut best = 0.0f64;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let mut calls = 0u64;
+        while start.elapsed() < min {
+            work();
+            calls += 1;
+        }
+        let rate = units * calls as f64 / start.elapsed().as_secs_f64();
+        best = best.max(rate);
+    }
+    best
+}
+
+/// Measure ours and the baseline in alternating rounds and build the result.
+pub fn compare(
+    name: &str,
+    unit: &str,
+    units_per_call: f64,
+    quick: bool,
+    target: Option<f64>,
+    mut ours: impl FnMut(),
+    mut baseline: impl FnMut(),
+) -> BenchResult {
+    let (rounds, min) = if quick {
+        (2, Duration::from_millis(20))
+    } else {
+        (5, Duration::from_millis(200))
+    };
+    let mut best_ours = 0.0f64;
+    let mut best_base = 0.0f64;
+    for _ in 0..rounds {
+        best_ours = best_ours.max(throughput(units_per_call, 1, min, &mut ours));
+        best_base = best_base.max(throughput(units_per_call, 1, min, &mut baseline));
+    }
+    BenchResult {
+        name: name.to_string(),
+        ours: best_ours,
+        baseline: best_base,
+        unit: unit.to_string(),
+        ratio: if best_base > 0.0 {
+            best_ours / best_base
+        } else {
+            0.0
+        },
+        target,
+    }
+}
+
+/// A small deterministic generator for benchmark and test inputs.
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+const REGION: u64 = 16 << 20;
+
+fn bench_memory() -> Memory {
+    let r = Region::new(0, REGION, Access::ReadWrite)
+        .unwrap()
+        .named("bench");
+    Memory::new(MemoryMap::new(vec![r]).unwrap())
+}
+
+/// `memory.contiguous_64k`: 64 KiB commits at consecutive addresses.
+pub fn memory_contiguous_64k(quick: bool) -> BenchResult {
+    const N: usize = 64 << 10;
+    let src: Vec<u8> = (0..N).map(|i| i as u8).collect();
+    let mut mem = bench_memory();
+    let mut tx = Transaction::new();
+    let mut flat = vec![0u8; REGION as usize];
+    // Steady state for both: every page exists before timing.
+    let mut a = 0u64;
+    while a < REGION {
+        tx.clear();
+        tx.write(a, &src);
+        mem.commit(&tx, &mut NoTrace).unwrap();
+        flat[a as usize..a as usize + N].copy_from_slice(&src);
+        a += N as u64;
+    }
+    let mut pos_o = 0u64;
+    let mut pos_b = 0usize;
+    compare(
+        "memory.contiguous_64k",
+        "MiB/s",
+        N as f64 / (1 << 20) as f64,
+        quick,
+        Some(0.5),
+        || {
+            tx.clear();
+            tx.write(pos_o, &src);
+            mem.commit(black_box(&tx), &mut NoTrace).unwrap();
+            pos_o = (pos_o + N as u64) % REGION;
+        },
+        || {
+            flat[pos_b..pos_b + N].copy_from_slice(black_box(&src));
+            black_box(&flat[pos_b]);
+            pos_b = (pos_b + N) % REGION as usize;
+        },
+    )
+}
+
+/// `memory.random_64b`: 64-byte commits at random 64-byte-aligned addresses.
+pub fn memory_random_64b(quick: bool) -> BenchResult {
+    let src = [0x5au8; 64];
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let addrs: Vec<u64> = (0..4096).map(|_| (rng.next_u64() % REGION) & !63).collect();
+    let mut mem = bench_memory();
+    let mut tx = Transaction::new();
+    let mut flat = vec![0u8; REGION as usize];
+    for p in (0..REGION).step_by(4096) {
+        tx.clear();
+        tx.write(p, &src);
+        mem.commit(&tx, &mut NoTrace).unwrap();
+        flat[p as usize] = 1;
+    }
+    compare(
+        "memory.random_64b",
+        "commits/s",
+        addrs.len() as f64,
+        quick,
+        Some(0.3),
+        || {
+            for &a in &addrs {
+                tx.clear();
+                tx.write(a, &src);
+                mem.commit(&tx, &mut NoTrace).unwrap();
+            }
+        },
+        || {
+            for &a in &addrs {
+                let a = a as usize;
+                flat[a..a + 64].copy_from_slice(black_box(&src));
+            }
+            black_box(&flat);
+        },
+    )
+}
+
+/// Every memory case.
+pub fn memory(quick: bool) -> Vec<BenchResult> {
+    vec![memory_contiguous_64k(quick), memory_random_64b(quick)]
+}

@@ -1,0 +1,684 @@
+//! The memory model: a sparse 64-bit byte-addressed space behind a map of regions,
+//! written only through probe-then-commit transactions.
+//!
+//! * Pages of [`PAGE_SIZE`] bytes are allocated when first written; a region's
+//!   size allocates nothing. Never-written bytes read as the region's fill byte.
+//! * [`Memory::commit`] probes every write of a [`Transaction`] (overflow,
+//!   alignment, mapping, permission, allocation cap) in order, and applies the
+//!   transaction only when the whole probe is clean. **A fault writes nothing.**
+//!   This is the only code path that changes memory bytes.
+//! * Masked writes carry one bit mask per byte: `0xff` writes the byte, `0x00`
+//!   leaves it (byte enables), `0x0f`/`0xf0` write one nibble (four-bit stores,
+//!   a read-modify-write that keeps the sibling nibble). Only bytes with a
+//!   nonzero mask are probed and touched.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::fmt;
+
+/// Bytes per page.
+pub const PAGE_SIZE: u64 = 4096;
+const PAGE_SHIFT: u32 = 12;
+
+/// Default cap on allocated page bytes: 1 GiB.
+pub const DEFAULT_CAP: u64 = 1 << 30;
+
+/// Permission of a region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// `rw`
+    ReadWrite,
+    /// `r`
+    ReadOnly,
+}
+
+impl Access {
+    pub fn parse(s: &str) -> Option<Access> {
+        match s {
+            "rw" => Some(Access::ReadWrite),
+            "r" => Some(Access::ReadOnly),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::ReadWrite => "rw",
+            Access::ReadOnly => "r",
+        }
+    }
+}
+
+/// One mapped range `[base, last]` (inclusive, so a region may end at 2^64 - 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Region {
+    pub name: String,
+    pub base: u64,
+    pub last: u64,
+    pub access: Access,
+    /// Value of never-written bytes.
+    pub fill: u8,
+}
+
+impl Region {
+    /// A region of `size` bytes from `base`. `size` must be nonzero and the last
+    /// byte must not pass 2^64 - 1.
+    pub fn new(base: u64, size: u64, access: Access) -> Result<Region, MapError> {
+        if size == 0 {
+            return Err(MapError::ZeroSize { base });
+        }
+        let last = base
+            .checked_add(size - 1)
+            .ok_or(MapError::PastTop { base, size })?;
+        Ok(Region {
+            name: String::new(),
+            base,
+            last,
+            access,
+            fill: 0,
+        })
+    }
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+    pub fn with_fill(mut self, fill: u8) -> Self {
+        self.fill = fill;
+        self
+    }
+    /// Size in bytes, saturating at u64::MAX for a region covering the whole space.
+    pub fn size(&self) -> u64 {
+        (self.last - self.base).saturating_add(1)
+    }
+    pub fn contains(&self, addr: u64) -> bool {
+        self.base <= addr && addr <= self.last
+    }
+}
+
+/// A memory map that cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    #[error("region at {base:#x} has size 0")]
+    ZeroSize { base: u64 },
+    #[error("region at {base:#x} of size {size:#x} passes the top of the 64-bit address space")]
+    PastTop { base: u64, size: u64 },
+    #[error(
+        "region `{a}` [{a_base:#x}, {a_last:#x}] overlaps region `{b}` [{b_base:#x}, {b_last:#x}]"
+    )]
+    Overlap {
+        a: String,
+        a_base: u64,
+        a_last: u64,
+        b: String,
+        b_base: u64,
+        b_last: u64,
+    },
+}
+
+/// Regions sorted by base, pairwise disjoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryMap {
+    regions: Vec<Region>,
+}
+
+impl MemoryMap {
+    /// Build a map; overlapping regions are rejected.
+    pub fn new(mut regions: Vec<Region>) -> Result<MemoryMap, MapError> {
+        regions.sort_by_key(|r| r.base);
+        for w in regions.windows(2) {
+            if w[1].base <= w[0].last {
+                return Err(MapError::Overlap {
+                    a: w[0].name.clone(),
+                    a_base: w[0].base,
+                    a_last: w[0].last,
+                    b: w[1].name.clone(),
+                    b_base: w[1].base,
+                    b_last: w[1].last,
+                });
+            }
+        }
+        Ok(MemoryMap { regions })
+    }
+
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
+    }
+
+    /// Index of the region containing `addr`.
+    #[inline]
+    pub fn find(&self, addr: u64) -> Option<usize> {
+        // Fast path for the common single-region map.
+        if let [r] = self.regions.as_slice() {
+            return r.contains(addr).then_some(0);
+        }
+        let i = self.regions.partition_point(|r| r.last < addr);
+        (i < self.regions.len() && self.regions[i].base <= addr).then_some(i)
+    }
+}
+
+/// Why an access failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// No region maps the byte.
+    Unmapped,
+    /// The byte's region is read-only.
+    ReadOnly,
+    /// The access address is not a multiple of the required alignment.
+    Misaligned { align: u64 },
+    /// The access's last byte would pass 2^64 - 1.
+    AddressOverflow { len: u64 },
+    /// Committing would allocate more page bytes than the cap allows. Not an
+    /// architectural fault: a resource bound of the model.
+    AllocationCap { cap: u64 },
+}
+
+impl FaultKind {
+    /// Stable snake_case name, used in JSON and scenario expectations.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FaultKind::Unmapped => "unmapped",
+            FaultKind::ReadOnly => "read_only",
+            FaultKind::Misaligned { .. } => "misaligned",
+            FaultKind::AddressOverflow { .. } => "address_overflow",
+            FaultKind::AllocationCap { .. } => "allocation_cap",
+        }
+    }
+}
+
+/// A failed access: the kind and the first failing byte's address (for an
+/// overflow or misalignment, the access's start address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub addr: u64,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            FaultKind::Unmapped => write!(f, "address {:#x} is not mapped", self.addr),
+            FaultKind::ReadOnly => write!(f, "address {:#x} is in a read-only region", self.addr),
+            FaultKind::Misaligned { align } => write!(
+                f,
+                "address {:#x} is not aligned to {align} bytes",
+                self.addr
+            ),
+            FaultKind::AddressOverflow { len } => write!(
+                f,
+                "an access of {len} bytes at {:#x} passes the top of the 64-bit address space",
+                self.addr
+            ),
+            FaultKind::AllocationCap { cap } => write!(
+                f,
+                "writing page {:#x} would pass the model's allocation cap of {cap} bytes \
+                 (raise it with --mem-cap)",
+                self.addr
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// Receives the effects of committed transactions, in commit order.
+///
+/// Executors are generic over this trait; [`NoTrace`] sets [`TraceSink::ENABLED`]
+/// to false so the untraced path compiles to nothing.
+pub trait TraceSink {
+    const ENABLED: bool = true;
+    /// `bytes` were written at `addr` (the bytes now in memory; for masked writes,
+    /// one call per run of touched bytes).
+    fn write(&mut self, addr: u64, bytes: &[u8]);
+    /// A transaction faulted and wrote nothing.
+    fn fault(&mut self, _fault: &Fault) {}
+}
+
+/// The sink that records nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoTrace;
+
+impl TraceSink for NoTrace {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn write(&mut self, _addr: u64, _bytes: &[u8]) {}
+}
+
+/// One traced effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceEvent {
+    Write { addr: u64, bytes: Vec<u8> },
+    Fault(Fault),
+}
+
+/// A sink that keeps every event.
+#[derive(Debug, Default, Clone)]
+pub struct VecTrace {
+    pub events: Vec<TraceEvent>,
+}
+
+impl TraceSink for VecTrace {
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        self.events.push(TraceEvent::Write {
+            addr,
+            bytes: bytes.to_vec(),
+        });
+    }
+    fn fault(&mut self, fault: &Fault) {
+        self.events.push(TraceEvent::Fault(*fault));
+    }
+}
+
+const NO_MASK: usize = usize::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct WriteOp {
+    addr: u64,
+    len: usize,
+    data: usize,
+    mask: usize,
+    align: u64,
+}
+
+/// The writes of one instruction, in order. Reusable: [`Transaction::clear`]
+/// keeps its buffers, so a steady-state executor allocates nothing.
+#[derive(Debug, Default, Clone)]
+pub struct Transaction {
+    ops: Vec<WriteOp>,
+    data: Vec<u8>,
+    masks: Vec<u8>,
+}
+
+impl Transaction {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.data.clear();
+        self.masks.clear();
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Write `bytes` at `addr`.
+    pub fn write(&mut self, addr: u64, bytes: &[u8]) {
+        self.write_aligned(addr, bytes, 1);
+    }
+
+    /// Write `bytes` at `addr`, faulting unless `addr % align == 0`.
+    pub fn write_aligned(&mut self, addr: u64, bytes: &[u8], align: u64) {
+        self.push_op(addr, bytes.len(), NO_MASK, align);
+        self.data.extend_from_slice(bytes);
+    }
+
+    /// Reserve `len` bytes at `addr` and return them to be filled in place.
+    pub fn write_with(&mut self, addr: u64, len: usize, align: u64) -> &mut [u8] {
+        self.push_op(addr, len, NO_MASK, align);
+        let start = self.data.len();
+        self.data.resize(start + len, 0);
+        &mut self.data[start..]
+    }
+
+    /// Write the bytes whose enable is true; the others are neither probed nor touched.
+    pub fn write_enabled(&mut self, addr: u64, bytes: &[u8], enables: &[bool]) {
+        assert_eq!(bytes.len(), enables.len(), "one enable per byte");
+        let m = self.masks.len();
+        self.masks
+            .extend(enables.iter().map(|&e| if e { 0xff } else { 0 }));
+        self.push_op(addr, bytes.len(), m, 1);
+        self.data.extend_from_slice(bytes);
+    }
+
+    /// Write under a per-byte bit mask (`0x0f`/`0xf0` for one nibble, `0xff`
+    /// for the whole byte, `0` to skip it): memory becomes `old & !m | new & m`.
+    pub fn write_masked(&mut self, addr: u64, bytes: &[u8], mask: &[u8]) {
+        assert_eq!(bytes.len(), mask.len(), "one mask per byte");
+        let m = self.masks.len();
+        self.masks.extend_from_slice(mask);
+        self.push_op(addr, bytes.len(), m, 1);
+        self.data.extend_from_slice(bytes);
+    }
+
+    /// Write one four-bit value into the low (`high == false`) or high nibble of
+    /// the byte at `addr`, keeping the sibling nibble.
+    pub fn write_nibble(&mut self, addr: u64, value: u8, high: bool) {
+        let (v, m) = if high {
+            ((value & 0xf) << 4, 0xf0)
+        } else {
+            (value & 0xf, 0x0f)
+        };
+        self.write_masked(addr, &[v], &[m]);
+    }
+
+    fn push_op(&mut self, addr: u64, len: usize, mask: usize, align: u64) {
+        self.ops.push(WriteOp {
+            addr,
+            len,
+            data: self.data.len(),
+            mask,
+            align: align.max(1),
+        });
+    }
+
+    /// The writes, as (addr, bytes, optional mask).
+    pub fn writes(&self) -> impl Iterator<Item = (u64, &[u8], Option<&[u8]>)> + '_ {
+        self.ops.iter().map(|op| {
+            let mask = (op.mask != NO_MASK).then(|| &self.masks[op.mask..op.mask + op.len]);
+            (op.addr, &self.data[op.data..op.data + op.len], mask)
+        })
+    }
+}
+
+type Page = Box<[u8; PAGE_SIZE as usize]>;
+
+/// The sparse memory.
+#[derive(Debug, Clone)]
+pub struct Memory {
+    map: MemoryMap,
+    pages: FxHashMap<u64, Page>,
+    cap: u64,
+}
+
+impl Memory {
+    pub fn new(map: MemoryMap) -> Self {
+        Memory {
+            map,
+            pages: FxHashMap::default(),
+            cap: DEFAULT_CAP,
+        }
+    }
+
+    /// Set the cap on allocated page bytes.
+    pub fn with_cap(mut self, cap: u64) -> Self {
+        self.cap = cap;
+        self
+    }
+
+    pub fn map(&self) -> &MemoryMap {
+        &self.map
+    }
+    pub fn cap(&self) -> u64 {
+        self.cap
+    }
+    /// Bytes of pages allocated so far.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.pages.len() as u64 * PAGE_SIZE
+    }
+
+    /// Check every write of `tx` without changing anything. Writes are checked in
+    /// order; for each: overflow, then alignment, then each touched byte's mapping
+    /// and permission. Last, the allocation cap.
+    pub fn probe(&self, tx: &Transaction) -> Result<(), Fault> {
+        let mut new_pages: Vec<u64> = Vec::new();
+        for op in &tx.ops {
+            if op.len == 0 {
+                continue;
+            }
+            let last = op.addr.checked_add(op.len as u64 - 1).ok_or(Fault {
+                kind: FaultKind::AddressOverflow { len: op.len as u64 },
+                addr: op.addr,
+            })?;
+            if op.addr % op.align != 0 {
+                return Err(Fault {
+                    kind: FaultKind::Misaligned { align: op.align },
+                    addr: op.addr,
+                });
+            }
+            if op.mask == NO_MASK {
+                self.probe_range(op.addr, last)?;
+                self.note_new_pages(op.addr, last, &mut new_pages);
+            } else {
+                let mask = &tx.masks[op.mask..op.mask + op.len];
+                for (i, &m) in mask.iter().enumerate() {
+                    if m != 0 {
+                        let a = op.addr + i as u64;
+                        self.probe_range(a, a)?;
+                        self.note_new_pages(a, a, &mut new_pages);
+                    }
+                }
+            }
+        }
+        if !new_pages.is_empty() {
+            new_pages.sort_unstable();
+            new_pages.dedup();
+            let needed = self.allocated_bytes() + new_pages.len() as u64 * PAGE_SIZE;
+            if needed > self.cap {
+                // Report the first page, in address order, that the cap cannot hold.
+                let room = (self.cap.saturating_sub(self.allocated_bytes()) / PAGE_SIZE) as usize;
+                return Err(Fault {
+                    kind: FaultKind::AllocationCap { cap: self.cap },
+                    addr: new_pages[room.min(new_pages.len() - 1)] << PAGE_SHIFT,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Probe `tx`, then apply it. On a fault nothing is written, the trace gets
+    /// the fault, and the fault is returned.
+    pub fn commit<T: TraceSink>(&mut self, tx: &Transaction, trace: &mut T) -> Result<(), Fault> {
+        if let Err(f) = self.probe(tx) {
+            if T::ENABLED {
+                trace.fault(&f);
+            }
+            return Err(f);
+        }
+        for op in &tx.ops {
+            let data = &tx.data[op.data..op.data + op.len];
+            if op.mask == NO_MASK {
+                self.apply(op.addr, data, None);
+                if T::ENABLED && !data.is_empty() {
+                    trace.write(op.addr, data);
+                }
+            } else {
+                let mask = &tx.masks[op.mask..op.mask + op.len];
+                self.apply(op.addr, data, Some(mask));
+                if T::ENABLED {
+                    self.trace_runs(op.addr, mask, trace);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Read `buf.len()` bytes from `addr`. Both `rw` and `r` regions are readable;
+    /// never-written bytes read as their region's fill byte. Allocates nothing.
+    pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let last = addr.checked_add(buf.len() as u64 - 1).ok_or(Fault {
+            kind: FaultKind::AddressOverflow {
+                len: buf.len() as u64,
+            },
+            addr,
+        })?;
+        self.check_mapped(addr, last, false)?;
+        self.copy_out(addr, buf);
+        Ok(())
+    }
+
+    /// Read a little-endian unsigned value of `n` (1..=8) bytes.
+    pub fn read_le(&self, addr: u64, n: usize) -> Result<u64, Fault> {
+        assert!((1..=8).contains(&n));
+        let mut b = [0u8; 8];
+        self.read(addr, &mut b[..n])?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// Bytes at `addr` for display, with unmapped bytes reported as `None`.
+    pub fn peek(&self, addr: u64, len: usize) -> Vec<Option<u8>> {
+        (0..len as u64)
+            .map(|i| {
+                let a = addr.checked_add(i)?;
+                let mut b = [0u8];
+                self.read(a, &mut b).ok().map(|_| b[0])
+            })
+            .collect()
+    }
+
+    /// Put bytes into memory bypassing permissions (scenario initialisation:
+    /// read-only regions can hold data). The bytes must be mapped.
+    pub fn load(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Fault> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let last = addr.checked_add(bytes.len() as u64 - 1).ok_or(Fault {
+            kind: FaultKind::AddressOverflow {
+                len: bytes.len() as u64,
+            },
+            addr,
+        })?;
+        self.check_mapped(addr, last, false)?;
+        let mut pages = Vec::new();
+        self.note_new_pages(addr, last, &mut pages);
+        if self.allocated_bytes() + pages.len() as u64 * PAGE_SIZE > self.cap {
+            return Err(Fault {
+                kind: FaultKind::AllocationCap { cap: self.cap },
+                addr,
+            });
+        }
+        self.apply(addr, bytes, None);
+        Ok(())
+    }
+
+    // ---- internals ----
+
+    /// Every byte of [addr, last] mapped and writable.
+    #[inline]
+    fn probe_range(&self, addr: u64, last: u64) -> Result<(), Fault> {
+        self.check_mapped(addr, last, true)
+    }
+
+    #[inline]
+    fn check_mapped(&self, addr: u64, last: u64, write: bool) -> Result<(), Fault> {
+        let regions = self.map.regions();
+        let mut a = addr;
+        let mut idx = self.map.find(a).ok_or(Fault {
+            kind: FaultKind::Unmapped,
+            addr: a,
+        })?;
+        loop {
+            let r = &regions[idx];
+            if write && r.access == Access::ReadOnly {
+                return Err(Fault {
+                    kind: FaultKind::ReadOnly,
+                    addr: a,
+                });
+            }
+            if last <= r.last {
+                return Ok(());
+            }
+            a = r.last + 1; // r.last < last <= u64::MAX, so no overflow
+            idx += 1;
+            if idx >= regions.len() || regions[idx].base != a {
+                return Err(Fault {
+                    kind: FaultKind::Unmapped,
+                    addr: a,
+                });
+            }
+        }
+    }
+
+    fn note_new_pages(&self, addr: u64, last: u64, out: &mut Vec<u64>) {
+        let (p0, p1) = (addr >> PAGE_SHIFT, last >> PAGE_SHIFT);
+        for p in p0..=p1 {
+            if !self.pages.contains_key(&p) {
+                out.push(p);
+            }
+        }
+    }
+
+    fn new_page(map: &MemoryMap, pn: u64) -> Page {
+        let mut page: Page = Box::new([0u8; PAGE_SIZE as usize]);
+        let start = pn << PAGE_SHIFT;
+        let end = start | (PAGE_SIZE - 1);
+        for r in map.regions() {
+            if r.fill != 0 && r.base <= end && r.last >= start {
+                let lo = (r.base.max(start) - start) as usize;
+                let hi = (r.last.min(end) - start) as usize;
+                page[lo..=hi].fill(r.fill);
+            }
+        }
+        page
+    }
+
+    fn apply(&mut self, addr: u64, data: &[u8], mask: Option<&[u8]>) {
+        let mut done = 0usize;
+        while done < data.len() {
+            let a = addr + done as u64;
+            let off = (a & (PAGE_SIZE - 1)) as usize;
+            let n = (PAGE_SIZE as usize - off).min(data.len() - done);
+            let chunk = &data[done..done + n];
+            let map = &self.map;
+            match mask {
+                None => {
+                    let page = self
+                        .pages
+                        .entry(a >> PAGE_SHIFT)
+                        .or_insert_with(|| Self::new_page(map, a >> PAGE_SHIFT));
+                    page[off..off + n].copy_from_slice(chunk);
+                }
+                Some(mask) => {
+                    let m = &mask[done..done + n];
+                    if m.iter().any(|&b| b != 0) {
+                        let page = self
+                            .pages
+                            .entry(a >> PAGE_SHIFT)
+                            .or_insert_with(|| Self::new_page(map, a >> PAGE_SHIFT));
+                        for ((dst, &src), &mb) in page[off..off + n].iter_mut().zip(chunk).zip(m) {
+                            *dst = (*dst & !mb) | (src & mb);
+                        }
+                    }
+                }
+            }
+            done += n;
+        }
+    }
+
+    fn copy_out(&self, addr: u64, buf: &mut [u8]) {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let a = addr + done as u64;
+            let off = (a & (PAGE_SIZE - 1)) as usize;
+            let n = (PAGE_SIZE as usize - off).min(buf.len() - done);
+            match self.pages.get(&(a >> PAGE_SHIFT)) {
+                Some(page) => buf[done..done + n].copy_from_slice(&page[off..off + n]),
+                None => {
+                    for (i, b) in buf[done..done + n].iter_mut().enumerate() {
+                        let ba = a + i as u64;
+                        *b = self
+                            .map
+                            .find(ba)
+                            .map(|r| self.map.regions()[r].fill)
+                            .unwrap_or(0);
+                    }
+                }
+            }
+            done += n;
+        }
+    }
+
+    fn trace_runs<T: TraceSink>(&self, addr: u64, mask: &[u8], trace: &mut T) {
+        let mut i = 0;
+        while i < mask.len() {
+            if mask[i] == 0 {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < mask.len() && mask[i] != 0 {
+                i += 1;
+            }
+            let a = addr + start as u64;
+            let mut buf = vec![0u8; i - start];
+            self.copy_out(a, &mut buf);
+            trace.write(a, &buf);
+        }
+    }
+}

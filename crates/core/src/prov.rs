@@ -1,0 +1,165 @@
+//! Provenance tags (shared/spec/README.md, "Evidence and provenance").
+//!
+//! Every fact a table relies on carries one of these, so that `explain`, the
+//! docs and diagnostics can say how well the fact is known.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// How a source document states a fact (its own `[HIGH/OBSERVED]`-style tags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SeedKind {
+    Observed,
+    Inferred,
+    Carried,
+}
+
+/// Confidence attached to a source-document tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Confidence {
+    High,
+    Med,
+    Low,
+}
+
+/// Where a fact comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Provenance {
+    /// The source document's own tag: `seed/observed/high` and so on.
+    Seed(SeedKind, Confidence),
+    /// Published by the hardware vendor (header, runtime, docs).
+    Vendor,
+    /// What real, public code relies on (call sites in vendor libraries, compilers).
+    PublicUsage,
+    /// Public pages of the same family that are not the vendor's (reverse-engineering
+    /// write-ups); the supplements call these "secondary".
+    Secondary,
+    /// A decision of this project where nothing pins the fact.
+    Assumed,
+}
+
+impl Provenance {
+    pub const OBSERVED_HIGH: Provenance = Provenance::Seed(SeedKind::Observed, Confidence::High);
+    pub const OBSERVED_MED: Provenance = Provenance::Seed(SeedKind::Observed, Confidence::Med);
+    pub const INFERRED_HIGH: Provenance = Provenance::Seed(SeedKind::Inferred, Confidence::High);
+    pub const INFERRED_MED: Provenance = Provenance::Seed(SeedKind::Inferred, Confidence::Med);
+    pub const INFERRED_LOW: Provenance = Provenance::Seed(SeedKind::Inferred, Confidence::Low);
+    pub const CARRIED_MED: Provenance = Provenance::Seed(SeedKind::Carried, Confidence::Med);
+
+    /// True for facts this project decided rather than found.
+    pub fn is_assumed(self) -> bool {
+        self == Provenance::Assumed
+    }
+
+    /// Every tag, in display order (used by docs and tests).
+    pub fn all() -> Vec<Provenance> {
+        let mut v = Vec::new();
+        for k in [SeedKind::Observed, SeedKind::Inferred, SeedKind::Carried] {
+            for c in [Confidence::High, Confidence::Med, Confidence::Low] {
+                v.push(Provenance::Seed(k, c));
+            }
+        }
+        v.extend([
+            Provenance::Vendor,
+            Provenance::PublicUsage,
+            Provenance::Secondary,
+            Provenance::Assumed,
+        ]);
+        v
+    }
+}
+
+impl fmt::Display for Provenance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Provenance::Seed(k, c) => {
+                let k = match k {
+                    SeedKind::Observed => "observed",
+                    SeedKind::Inferred => "inferred",
+                    SeedKind::Carried => "carried",
+                };
+                let c = match c {
+                    Confidence::High => "high",
+                    Confidence::Med => "med",
+                    Confidence::Low => "low",
+                };
+                write!(f, "seed/{k}/{c}")
+            }
+            Provenance::Vendor => f.write_str("vendor"),
+            Provenance::PublicUsage => f.write_str("public-usage"),
+            Provenance::Secondary => f.write_str("secondary"),
+            Provenance::Assumed => f.write_str("assumed"),
+        }
+    }
+}
+
+/// Error for an unrecognised provenance tag.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provenance tag `{0}` (expected seed/<observed|inferred|carried>/<high|med|low>, vendor, public-usage, secondary or assumed)")]
+pub struct UnknownTag(pub String);
+
+impl FromStr for Provenance {
+    type Err = UnknownTag;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "vendor" => return Ok(Provenance::Vendor),
+            "public-usage" => return Ok(Provenance::PublicUsage),
+            "secondary" => return Ok(Provenance::Secondary),
+            "assumed" => return Ok(Provenance::Assumed),
+            _ => {}
+        }
+        let mut it = s.split('/');
+        let (Some("seed"), Some(k), Some(c), None) = (it.next(), it.next(), it.next(), it.next())
+        else {
+            return Err(UnknownTag(s.to_string()));
+        };
+        let k = match k {
+            "observed" => SeedKind::Observed,
+            "inferred" => SeedKind::Inferred,
+            "carried" => SeedKind::Carried,
+            _ => return Err(UnknownTag(s.to_string())),
+        };
+        let c = match c {
+            "high" => Confidence::High,
+            "med" => Confidence::Med,
+            "low" => Confidence::Low,
+            _ => return Err(UnknownTag(s.to_string())),
+        };
+        Ok(Provenance::Seed(k, c))
+    }
+}
+
+impl serde::Serialize for Provenance {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tag_round_trips_through_text() {
+        let all = Provenance::all();
+        assert_eq!(all.len(), 13);
+        for p in all {
+            assert_eq!(p.to_string().parse::<Provenance>().unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn spellings_match_the_spec_readme() {
+        assert_eq!(Provenance::OBSERVED_HIGH.to_string(), "seed/observed/high");
+        assert_eq!(Provenance::PublicUsage.to_string(), "public-usage");
+        assert_eq!(
+            "seed/carried/low".parse::<Provenance>().unwrap(),
+            Provenance::Seed(SeedKind::Carried, Confidence::Low)
+        );
+        assert!("seed/observed".parse::<Provenance>().is_err());
+        assert!("seed/observed/high/x".parse::<Provenance>().is_err());
+        assert!("vendors".parse::<Provenance>().is_err());
+        assert!(Provenance::Assumed.is_assumed());
+        assert!(!Provenance::Vendor.is_assumed());
+    }
+}

@@ -1,0 +1,455 @@
+//! Scenario files (DESIGN.md §3): a machine state, a program and optional
+//! expectations in one TOML file.
+//!
+//! The common keys are parsed here; each ISA names the extra top-level keys it
+//! owns (for example `tile`, `symbols`, `options`) and parses them itself from
+//! [`Scenario::extra`]. Every unknown key and every bad value is an error naming
+//! the key and its line:col.
+
+use crate::diag::Diagnostic;
+use crate::mem::{Access, Region};
+use crate::tomlval::{parse_document, Fields, Item, Key, Value};
+
+/// Outcome of executing a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Ok,
+    Fault,
+    /// The instruction waits on state that never becomes ready; it had no effect.
+    Pending,
+}
+
+impl Outcome {
+    pub fn parse(s: &str) -> Option<Outcome> {
+        match s {
+            "ok" => Some(Outcome::Ok),
+            "fault" => Some(Outcome::Fault),
+            "pending" => Some(Outcome::Pending),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Fault => "fault",
+            Outcome::Pending => "pending",
+        }
+    }
+}
+
+/// A `[[memory]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionSpec {
+    pub region: Region,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Initial bytes of an `[[init]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InitData {
+    Hex(Vec<u8>),
+    Fill { byte: u8, len: u64 },
+}
+
+/// An `[[init]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InitSpec {
+    pub addr: u64,
+    pub data: InitData,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The program: assembly text or bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Program {
+    /// `program = """…"""`; `origin` is the (line, col) of the text's first
+    /// character in the file, for relocating parser errors.
+    Text { text: String, origin: (u32, u32) },
+    /// `program_hex = "…"`.
+    Hex { bytes: Vec<u8>, origin: (u32, u32) },
+}
+
+impl Program {
+    pub fn origin(&self) -> (u32, u32) {
+        match self {
+            Program::Text { origin, .. } | Program::Hex { origin, .. } => *origin,
+        }
+    }
+}
+
+/// `[expect] fault`: a kind name and optionally the fault address.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectFault {
+    pub kind: Option<String>,
+    pub address: Option<u64>,
+}
+
+/// An `[[expect.memory]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectMemory {
+    pub addr: u64,
+    pub bytes: Vec<u8>,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The `[expect]` table.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Expect {
+    pub outcome: Option<Outcome>,
+    pub fault: Option<ExpectFault>,
+    pub memory: Vec<ExpectMemory>,
+    /// `[expect.regs]`: register name → expected value (the ISA interprets it).
+    pub regs: Vec<(Key, Item)>,
+}
+
+/// A parsed scenario file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    pub file: String,
+    pub isa: String,
+    pub profile: Option<(String, Item)>,
+    /// `[[memory]]`, replacing the profile's map when present.
+    pub memory: Option<Vec<RegionSpec>>,
+    pub init: Vec<InitSpec>,
+    /// `[regs]`, in file order; the ISA checks the names and values.
+    pub regs: Vec<(Key, Item)>,
+    pub program: Program,
+    pub expect: Option<Expect>,
+    /// The ISA's own top-level keys, in file order.
+    pub extra: Vec<(Key, Item)>,
+}
+
+/// The common top-level keys.
+pub const COMMON_KEYS: &[&str] = &[
+    "isa",
+    "profile",
+    "memory",
+    "init",
+    "regs",
+    "program",
+    "program_hex",
+    "expect",
+];
+
+impl Scenario {
+    /// Parse a scenario. `isa_keys` gives, for a known ISA name, the extra
+    /// top-level keys it owns (`None` for an unknown ISA). Errors carry `file`.
+    pub fn parse(
+        text: &str,
+        file: &str,
+        isas: &[&str],
+        isa_keys: &dyn Fn(&str) -> Option<&'static [&'static str]>,
+    ) -> Result<Scenario, Diagnostic> {
+        Self::parse_inner(text, file, isas, isa_keys).map_err(|d| d.in_file(file))
+    }
+
+    fn parse_inner(
+        text: &str,
+        file: &str,
+        isas: &[&str],
+        isa_keys: &dyn Fn(&str) -> Option<&'static [&'static str]>,
+    ) -> Result<Scenario, Diagnostic> {
+        let doc = parse_document(text)?;
+        let mut top = Fields::new(&doc, "the scenario", (1, 1));
+        let isa_item = top.require("isa")?;
+        let isa = isa_item.as_str("isa")?.to_string();
+        let extra_names = isa_keys(&isa).ok_or_else(|| {
+            Diagnostic::range(format!("unknown isa `{isa}`"))
+                .at(isa_item.line, isa_item.col)
+                .expected(format!("one of: {}", isas.join(", ")))
+        })?;
+
+        let profile = match top.take("profile") {
+            Some(it) => Some((it.as_str("profile")?.to_string(), it.clone())),
+            None => None,
+        };
+
+        let memory = match top.take("memory") {
+            Some(it) => Some(parse_memory(it)?),
+            None => None,
+        };
+
+        let init = match top.take("init") {
+            Some(it) => parse_init(it)?,
+            None => Vec::new(),
+        };
+
+        let regs = match top.take("regs") {
+            Some(it) => {
+                let mut f = Fields::of(it, "[regs]")?;
+                f.rest()
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+
+        let program = match (top.take_keyed("program"), top.take_keyed("program_hex")) {
+            (Some(_), Some((k, _))) => {
+                return Err(Diagnostic::scenario(
+                    "a scenario has either `program` or `program_hex`, not both",
+                )
+                .at(k.line, k.col))
+            }
+            (Some((_, it)), None) => {
+                let s = it.as_str("program")?;
+                Program::Text {
+                    text: s.to_string(),
+                    origin: string_origin(text, it),
+                }
+            }
+            (None, Some((_, it))) => Program::Hex {
+                bytes: it.as_hex("program_hex")?,
+                origin: (it.line, it.col),
+            },
+            (None, None) => {
+                return Err(Diagnostic::scenario(
+                    "the scenario has no program: add `program = \"\"\"…\"\"\"` or `program_hex = \"…\"`",
+                )
+                .at(1, 1))
+            }
+        };
+
+        let expect = match top.take("expect") {
+            Some(it) => Some(parse_expect(it)?),
+            None => None,
+        };
+
+        let mut extra = Vec::new();
+        for &name in extra_names {
+            if let Some((k, v)) = top.take_keyed(name) {
+                extra.push((k.clone(), v.clone()));
+            }
+        }
+        extra.sort_by_key(|(k, _)| (k.line, k.col));
+        top.finish()?;
+        let _ = file;
+        Ok(Scenario {
+            file: file.to_string(),
+            isa,
+            profile,
+            memory,
+            init,
+            regs,
+            program,
+            expect,
+            extra,
+        })
+    }
+
+    /// The extra key `name`, if present.
+    pub fn extra(&self, name: &str) -> Option<&Item> {
+        self.extra
+            .iter()
+            .find(|(k, _)| k.name == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// (line, col) of the first character of a string value's content: after the
+/// opening quotes and, for a multi-line string, after the newline TOML trims.
+fn string_origin(text: &str, it: &Item) -> (u32, u32) {
+    let raw = &text[it.span.clone()];
+    let (mut line, mut col) = (it.line, it.col);
+    let skip: usize = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+        3
+    } else {
+        1
+    };
+    col += skip as u32;
+    let rest = &raw[skip..];
+    if skip == 3 && (rest.starts_with('\n') || rest.starts_with("\r\n")) {
+        line += 1;
+        col = 1;
+    }
+    (line, col)
+}
+
+fn parse_memory(it: &Item) -> Result<Vec<RegionSpec>, Diagnostic> {
+    let mut out = Vec::new();
+    for (i, t) in it.as_tables("memory")?.into_iter().enumerate() {
+        let mut f = Fields::of(t, "[[memory]]")?;
+        let base = f.require("base")?.as_u64("base")?;
+        let size_item = f.require("size")?;
+        let size = size_item.as_u64("size")?;
+        let access = match f.take("access") {
+            Some(a) => {
+                let s = a.as_str("access")?;
+                Access::parse(s).ok_or_else(|| {
+                    Diagnostic::range(format!("`access` = \"{s}\" is not an access mode"))
+                        .at(a.line, a.col)
+                        .expected("\"rw\" or \"r\"")
+                })?
+            }
+            None => Access::ReadWrite,
+        };
+        let fill = match f.take("fill") {
+            Some(v) => v.as_u8("fill")?,
+            None => 0,
+        };
+        let name = match f.take("name") {
+            Some(v) => v.as_str("name")?.to_string(),
+            None => format!("memory[{i}]"),
+        };
+        f.finish()?;
+        let region = Region::new(base, size, access)
+            .map_err(|e| Diagnostic::range(e.to_string()).at(size_item.line, size_item.col))?
+            .named(name)
+            .with_fill(fill);
+        out.push(RegionSpec {
+            region,
+            line: t.line,
+            col: t.col,
+        });
+    }
+    // Overlaps are checked here so the error can point at the later region.
+    let mut sorted: Vec<&RegionSpec> = out.iter().collect();
+    sorted.sort_by_key(|r| r.region.base);
+    for w in sorted.windows(2) {
+        if w[1].region.base <= w[0].region.last {
+            let (a, b) = if (w[0].line, w[0].col) > (w[1].line, w[1].col) {
+                (w[1], w[0])
+            } else {
+                (w[0], w[1])
+            };
+            return Err(Diagnostic::scenario(format!(
+                "region `{}` [{:#x}, {:#x}] overlaps region `{}` [{:#x}, {:#x}]",
+                b.region.name,
+                b.region.base,
+                b.region.last,
+                a.region.name,
+                a.region.base,
+                a.region.last
+            ))
+            .at(b.line, b.col)
+            .rule("regions_disjoint"));
+        }
+    }
+    Ok(out)
+}
+
+fn parse_init(it: &Item) -> Result<Vec<InitSpec>, Diagnostic> {
+    let mut out = Vec::new();
+    for t in it.as_tables("init")? {
+        let mut f = Fields::of(t, "[[init]]")?;
+        let addr = f.require("addr")?.as_u64("addr")?;
+        let hex = f.take_keyed("hex");
+        let fill = f.take("fill");
+        let len = f.take("len");
+        let data = match (hex, fill, len) {
+            (Some((_, h)), None, None) => InitData::Hex(h.as_hex("hex")?),
+            (None, Some(fl), Some(l)) => InitData::Fill {
+                byte: fl.as_u8("fill")?,
+                len: l.as_u64("len")?,
+            },
+            (Some((k, _)), _, _) => {
+                return Err(Diagnostic::scenario(
+                    "[[init]] takes either `hex` or `fill` with `len`, not both",
+                )
+                .at(k.line, k.col))
+            }
+            (None, Some(_), None) | (None, None, Some(_)) => {
+                return Err(
+                    Diagnostic::scenario("[[init]] `fill` and `len` go together").at(t.line, t.col),
+                )
+            }
+            (None, None, None) => {
+                return Err(
+                    Diagnostic::scenario("[[init]] needs `hex`, or `fill` with `len`")
+                        .at(t.line, t.col),
+                )
+            }
+        };
+        f.finish()?;
+        out.push(InitSpec {
+            addr,
+            data,
+            line: t.line,
+            col: t.col,
+        });
+    }
+    Ok(out)
+}
+
+fn parse_expect(it: &Item) -> Result<Expect, Diagnostic> {
+    let mut f = Fields::of(it, "[expect]")?;
+    let outcome = match f.take("outcome") {
+        Some(o) => {
+            let s = o.as_str("outcome")?;
+            Some(Outcome::parse(s).ok_or_else(|| {
+                Diagnostic::range(format!("`outcome` = \"{s}\" is not an outcome"))
+                    .at(o.line, o.col)
+                    .expected("\"ok\", \"fault\" or \"pending\"")
+            })?)
+        }
+        None => None,
+    };
+    let fault = match f.take("fault") {
+        Some(v) => Some(match &v.value {
+            Value::Str(s) => ExpectFault {
+                kind: Some(s.clone()),
+                address: None,
+            },
+            Value::Table(_) => {
+                let mut ff = Fields::of(v, "[expect.fault]")?;
+                let kind = match ff.take("kind") {
+                    Some(k) => Some(k.as_str("kind")?.to_string()),
+                    None => None,
+                };
+                let address = match ff.take("address") {
+                    Some(a) => Some(a.as_u64("address")?),
+                    None => None,
+                };
+                ff.finish()?;
+                ExpectFault { kind, address }
+            }
+            _ => {
+                return Err(v.error(format!(
+                    "`fault` must be a fault kind string or a table {{ kind, address }}, not {}",
+                    v.value.type_name()
+                )))
+            }
+        }),
+        None => None,
+    };
+    let mut memory = Vec::new();
+    if let Some(m) = f.take("memory") {
+        for t in m.as_tables("expect.memory")? {
+            let mut mf = Fields::of(t, "[[expect.memory]]")?;
+            let addr = mf.require("addr")?.as_u64("addr")?;
+            let bytes = mf.require("hex")?.as_hex("hex")?;
+            mf.finish()?;
+            memory.push(ExpectMemory {
+                addr,
+                bytes,
+                line: t.line,
+                col: t.col,
+            });
+        }
+    }
+    let regs = match f.take("regs") {
+        Some(r) => {
+            let mut rf = Fields::of(r, "[expect.regs]")?;
+            rf.rest()
+                .into_iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    f.finish()?;
+    Ok(Expect {
+        outcome,
+        fault,
+        memory,
+        regs,
+    })
+}
+
+#[cfg(test)]
+mod tests;
