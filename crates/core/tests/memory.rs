@@ -1,0 +1,345 @@
+//! Memory model: page crossing, region edges (including the top of the 64-bit
+//! space), overflow, read-only, fill bytes, nibble masks, byte enables, the
+//! allocation cap, traces, and the fault-atomicity property.
+
+use proptest::prelude::*;
+use xstore_core::mem::{MapError, TraceEvent, PAGE_SIZE};
+use xstore_core::{Access, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace};
+
+fn rw(base: u64, size: u64) -> Region {
+    Region::new(base, size, Access::ReadWrite).unwrap()
+}
+
+fn mem(regions: Vec<Region>) -> Memory {
+    Memory::new(MemoryMap::new(regions).unwrap())
+}
+
+fn commit(m: &mut Memory, build: impl FnOnce(&mut Transaction)) -> Result<(), Fault> {
+    let mut tx = Transaction::new();
+    build(&mut tx);
+    m.commit(&tx, &mut NoTrace)
+}
+
+fn read(m: &Memory, addr: u64, n: usize) -> Vec<u8> {
+    let mut b = vec![0; n];
+    m.read(addr, &mut b).unwrap();
+    b
+}
+
+#[test]
+fn a_region_allocates_nothing_until_written() {
+    let mut m = mem(vec![rw(0, 1 << 40)]);
+    assert_eq!(m.allocated_bytes(), 0);
+    assert_eq!(read(&m, 0x1234_5678, 4), vec![0; 4]);
+    assert_eq!(m.allocated_bytes(), 0, "reads never allocate");
+    commit(&mut m, |t| t.write(0x10_0000_0000, &[1])).unwrap();
+    assert_eq!(m.allocated_bytes(), PAGE_SIZE);
+}
+
+#[test]
+fn writes_cross_page_boundaries() {
+    let mut m = mem(vec![rw(0, 0x4000)]);
+    let data: Vec<u8> = (0..100).collect();
+    commit(&mut m, |t| t.write(0xfd0, &data)).unwrap();
+    assert_eq!(read(&m, 0xfd0, 100), data);
+    assert_eq!(m.allocated_bytes(), 2 * PAGE_SIZE);
+    // A write spanning three pages.
+    let big = vec![7u8; 2 * PAGE_SIZE as usize + 2];
+    commit(&mut m, |t| t.write(0xfff, &big)).unwrap();
+    assert_eq!(read(&m, 0xfff, big.len()), big);
+    assert_eq!(read(&m, 0xffe, 1), vec![data[0x2e]]);
+}
+
+#[test]
+fn region_edges_fault_at_the_first_byte_outside() {
+    let mut m = mem(vec![rw(0x1000, 0x100)]);
+    commit(&mut m, |t| t.write(0x10fc, &[1, 2, 3, 4])).unwrap();
+    let f = commit(&mut m, |t| t.write(0x10fe, &[9, 9, 9, 9])).unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::Unmapped, addr: 0x1100 });
+    let f = commit(&mut m, |t| t.write(0xffe, &[9, 9, 9, 9])).unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::Unmapped, addr: 0xffe });
+    assert_eq!(read(&m, 0x10fc, 4), vec![1, 2, 3, 4]);
+}
+
+#[test]
+fn adjacent_regions_form_one_span() {
+    let mut m = mem(vec![rw(0x1000, 0x100), rw(0x1100, 0x100)]);
+    commit(&mut m, |t| t.write(0x10f0, &[5; 0x20])).unwrap();
+    assert_eq!(read(&m, 0x10f0, 0x20), vec![5; 0x20]);
+}
+
+#[test]
+fn a_region_may_reach_the_top_of_the_address_space() {
+    let top = u64::MAX - 0xfff;
+    let mut m = mem(vec![rw(top, 0x1000)]);
+    assert_eq!(m.map().regions()[0].last, u64::MAX);
+    commit(&mut m, |t| t.write(u64::MAX - 3, &[1, 2, 3, 4])).unwrap();
+    assert_eq!(read(&m, u64::MAX - 3, 4), vec![1, 2, 3, 4]);
+    assert_eq!(m.read_le(u64::MAX, 1).unwrap(), 4);
+}
+
+#[test]
+fn an_access_past_the_top_is_an_overflow_fault() {
+    let mut m = mem(vec![rw(u64::MAX - 0xfff, 0x1000)]);
+    let f = commit(&mut m, |t| t.write(u64::MAX - 1, &[1, 2, 3])).unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::AddressOverflow { len: 3 }, addr: u64::MAX - 1 });
+    let mut b = [0u8; 2];
+    assert_eq!(
+        m.read(u64::MAX, &mut b).unwrap_err().kind,
+        FaultKind::AddressOverflow { len: 2 }
+    );
+    assert_eq!(m.allocated_bytes(), 0);
+}
+
+#[test]
+fn maps_reject_overlap_zero_size_and_passing_the_top() {
+    assert_eq!(Region::new(5, 0, Access::ReadWrite).unwrap_err(), MapError::ZeroSize { base: 5 });
+    assert!(matches!(
+        Region::new(u64::MAX, 2, Access::ReadWrite).unwrap_err(),
+        MapError::PastTop { .. }
+    ));
+    let e = MemoryMap::new(vec![rw(0x100, 0x100).named("a"), rw(0x1ff, 1).named("b")]).unwrap_err();
+    assert!(matches!(e, MapError::Overlap { .. }));
+    assert!(e.to_string().contains("`a`") && e.to_string().contains("`b`"), "{e}");
+    MemoryMap::new(vec![rw(0x100, 0x100), rw(0x200, 1)]).unwrap();
+}
+
+#[test]
+fn read_only_regions_fault_and_stay_readable() {
+    let ro = Region::new(0x2000, 0x100, Access::ReadOnly).unwrap().with_fill(0x11);
+    let mut m = mem(vec![rw(0x1000, 0x1000), ro]);
+    let f = commit(&mut m, |t| t.write(0x1ffe, &[1, 2, 3])).unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::ReadOnly, addr: 0x2000 });
+    assert_eq!(read(&m, 0x1ffe, 3), vec![0, 0, 0x11]);
+    // Scenario initialisation may put data in a read-only region.
+    m.load(0x2010, &[0xab]).unwrap();
+    assert_eq!(read(&m, 0x2010, 1), vec![0xab]);
+}
+
+#[test]
+fn never_written_bytes_read_as_their_region_fill() {
+    let a = rw(0x1000, 0x80).with_fill(0xaa);
+    let b = rw(0x1080, 0x80).with_fill(0xbb);
+    let mut m = mem(vec![a, b]);
+    assert_eq!(read(&m, 0x107f, 2), vec![0xaa, 0xbb]);
+    // A write into the page keeps the fill of the untouched bytes.
+    commit(&mut m, |t| t.write(0x1000, &[1])).unwrap();
+    assert_eq!(read(&m, 0x1000, 2), vec![1, 0xaa]);
+    assert_eq!(read(&m, 0x10ff, 1), vec![0xbb]);
+}
+
+#[test]
+fn nibble_masks_keep_the_sibling_nibble() {
+    let mut m = mem(vec![rw(0, 0x1000)]);
+    m.load(0x10, &[0xab, 0xcd]).unwrap();
+    commit(&mut m, |t| {
+        t.write_nibble(0x10, 0x5, false);
+        t.write_nibble(0x11, 0x6, true);
+    })
+    .unwrap();
+    assert_eq!(read(&m, 0x10, 2), vec![0xa5, 0x6d]);
+    commit(&mut m, |t| t.write_masked(0x10, &[0xff, 0x00], &[0xf0, 0x0f])).unwrap();
+    assert_eq!(read(&m, 0x10, 2), vec![0xf5, 0x60]);
+}
+
+#[test]
+fn byte_enables_skip_disabled_bytes_even_when_unmapped() {
+    let mut m = mem(vec![rw(0x1000, 4)]);
+    m.load(0x1000, &[9, 9, 9, 9]).unwrap();
+    commit(&mut m, |t| {
+        t.write_enabled(0xffe, &[1, 2, 3, 4, 5, 6], &[false, false, true, false, true, false])
+    })
+    .unwrap();
+    assert_eq!(read(&m, 0x1000, 4), vec![3, 9, 5, 9]);
+    let f = commit(&mut m, |t| t.write_enabled(0xffe, &[1, 2, 3], &[false, true, true])).unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::Unmapped, addr: 0xfff });
+}
+
+#[test]
+fn alignment_is_checked_before_the_mapping() {
+    let mut m = mem(vec![rw(0x1000, 0x100)]);
+    let f = commit(&mut m, |t| t.write_aligned(0x2002, &[0; 4], 4)).unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::Misaligned { align: 4 }, addr: 0x2002 });
+    commit(&mut m, |t| t.write_aligned(0x1004, &[1; 4], 4)).unwrap();
+}
+
+#[test]
+fn writes_are_probed_in_order_and_the_first_failure_is_reported() {
+    let ro = Region::new(0x2000, 0x100, Access::ReadOnly).unwrap();
+    let mut m = mem(vec![rw(0x1000, 0x100), ro]);
+    let f = commit(&mut m, |t| {
+        t.write(0x1000, &[1]);
+        t.write(0x2000, &[1]);
+        t.write(0x3000, &[1]);
+    })
+    .unwrap_err();
+    assert_eq!(f.kind, FaultKind::ReadOnly);
+    assert_eq!(read(&m, 0x1000, 1), vec![0], "the earlier good write did not happen");
+}
+
+#[test]
+fn the_allocation_cap_is_a_clear_error_that_writes_nothing() {
+    let mut m = mem(vec![rw(0, 1 << 30)]).with_cap(2 * PAGE_SIZE);
+    commit(&mut m, |t| t.write(0, &[1])).unwrap();
+    let f = commit(&mut m, |t| {
+        t.write(0x1000, &[2]);
+        t.write(0x5000, &[3]);
+    })
+    .unwrap_err();
+    assert_eq!(f, Fault { kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE }, addr: 0x5000 });
+    assert!(f.to_string().contains("--mem-cap"), "{f}");
+    assert_eq!(m.allocated_bytes(), PAGE_SIZE);
+    assert_eq!(read(&m, 0x1000, 1), vec![0]);
+    // Rewriting an allocated page needs no new room.
+    commit(&mut m, |t| t.write(0x10, &[4; 64])).unwrap();
+    assert!(m.load(0x10_0000, &[1; 2 * PAGE_SIZE as usize]).is_err());
+}
+
+#[test]
+fn the_trace_sees_writes_in_commit_order_and_faults() {
+    let mut m = mem(vec![rw(0, 0x1000)]);
+    m.load(0, &[0xf0]).unwrap();
+    let mut tr = VecTrace::default();
+    let mut tx = Transaction::new();
+    tx.write(0x20, &[1, 2]);
+    tx.write_nibble(0, 0xa, false);
+    tx.write_enabled(0x40, &[1, 2, 3, 4], &[true, true, false, true]);
+    m.commit(&tx, &mut tr).unwrap();
+    tx.clear();
+    tx.write(0x2000, &[1]);
+    assert!(m.commit(&tx, &mut tr).is_err());
+    assert_eq!(
+        tr.events,
+        vec![
+            TraceEvent::Write { addr: 0x20, bytes: vec![1, 2] },
+            TraceEvent::Write { addr: 0, bytes: vec![0xfa] },
+            TraceEvent::Write { addr: 0x40, bytes: vec![1, 2] },
+            TraceEvent::Write { addr: 0x43, bytes: vec![4] },
+            TraceEvent::Fault(Fault { kind: FaultKind::Unmapped, addr: 0x2000 }),
+        ]
+    );
+}
+
+#[test]
+fn reads_of_unmapped_bytes_fault() {
+    let m = mem(vec![rw(0x1000, 0x10)]);
+    let mut b = [0u8; 4];
+    assert_eq!(m.read(0x100e, &mut b).unwrap_err(), Fault { kind: FaultKind::Unmapped, addr: 0x1010 });
+    assert_eq!(m.peek(0x100f, 2), vec![Some(0), None]);
+}
+
+// ---- the central invariant: a fault writes nothing ----
+
+#[derive(Debug, Clone)]
+enum Op {
+    Plain(u64, Vec<u8>, u64),
+    Enabled(u64, Vec<u8>, Vec<bool>),
+    Nibble(u64, u8, bool),
+}
+
+fn arb_map() -> impl Strategy<Value = Vec<Region>> {
+    // Up to four regions carved from a small window (plus, sometimes, the top
+    // of the address space), with random access and fill.
+    prop::collection::vec((0u64..16, 1u64..4, any::<bool>(), any::<u8>(), any::<bool>()), 0..4).prop_map(
+        |specs| {
+            let mut out: Vec<Region> = Vec::new();
+            for (slot, len, ro, fill, top) in specs {
+                let base = if top { u64::MAX - 0x3ff } else { 0x1000 + slot * 0x200 };
+                let size = if top { 0x400 } else { len * 0x180 };
+                let r = Region::new(base, size, if ro { Access::ReadOnly } else { Access::ReadWrite })
+                    .unwrap()
+                    .with_fill(fill);
+                if out.iter().all(|o| r.last < o.base || r.base > o.last) {
+                    out.push(r);
+                }
+            }
+            out
+        },
+    )
+}
+
+fn arb_addr() -> impl Strategy<Value = u64> {
+    prop_oneof![0xf00u64..0x3400, (u64::MAX - 0x500)..=u64::MAX]
+}
+
+fn arb_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (arb_addr(), prop::collection::vec(any::<u8>(), 0..300), prop_oneof![Just(1u64), Just(2), Just(4), Just(8)])
+            .prop_map(|(a, d, al)| Op::Plain(a, d, al)),
+        (arb_addr(), prop::collection::vec((any::<u8>(), any::<bool>()), 0..80)).prop_map(|(a, v)| {
+            let (d, e) = v.into_iter().unzip();
+            Op::Enabled(a, d, e)
+        }),
+        (arb_addr(), any::<u8>(), any::<bool>()).prop_map(|(a, v, h)| Op::Nibble(a, v, h)),
+    ]
+}
+
+fn snapshot(m: &Memory) -> Vec<Option<u8>> {
+    let mut s = m.peek(0xf00, 0x2600);
+    s.extend(m.peek(u64::MAX - 0x500, 0x501));
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn a_fault_leaves_memory_byte_identical(
+        regions in arb_map(),
+        seed in prop::collection::vec((arb_addr(), prop::collection::vec(any::<u8>(), 1..64)), 0..6),
+        ops in prop::collection::vec(arb_op(), 1..8),
+        cap_pages in 1u64..12,
+    ) {
+        let mut m = Memory::new(MemoryMap::new(regions).unwrap()).with_cap(cap_pages * PAGE_SIZE);
+        for (a, d) in seed {
+            let _ = m.load(a, &d);
+        }
+        let before = snapshot(&m);
+        let allocated = m.allocated_bytes();
+        let mut tx = Transaction::new();
+        for op in &ops {
+            match op {
+                Op::Plain(a, d, al) => tx.write_aligned(*a, d, *al),
+                Op::Enabled(a, d, e) => tx.write_enabled(*a, d, e),
+                Op::Nibble(a, v, h) => tx.write_nibble(*a, *v, *h),
+            }
+        }
+        let probed = m.probe(&tx);
+        let mut tr = VecTrace::default();
+        match m.commit(&tx, &mut tr) {
+            Err(f) => {
+                prop_assert_eq!(probed, Err(f));
+                prop_assert_eq!(snapshot(&m), before);
+                prop_assert_eq!(m.allocated_bytes(), allocated);
+                prop_assert_eq!(tr.events, vec![TraceEvent::Fault(f)]);
+            }
+            Ok(()) => {
+                prop_assert!(probed.is_ok());
+                prop_assert!(m.allocated_bytes() <= m.cap());
+                // The committed bytes equal a flat reference applied in order.
+                let mut reference = before.clone();
+                let index = |a: u64| -> Option<usize> {
+                    if (0xf00..0x3500).contains(&a) { Some((a - 0xf00) as usize) }
+                    else if a >= u64::MAX - 0x500 { Some(0x2600 + (a - (u64::MAX - 0x500)) as usize) }
+                    else { None }
+                };
+                for op in &ops {
+                    match op {
+                        Op::Plain(a, d, _) => for (i, b) in d.iter().enumerate() {
+                            reference[index(a + i as u64).unwrap()] = Some(*b);
+                        },
+                        Op::Enabled(a, d, e) => for (i, b) in d.iter().enumerate() {
+                            if e[i] { reference[index(a + i as u64).unwrap()] = Some(*b); }
+                        },
+                        Op::Nibble(a, v, h) => {
+                            let r = &mut reference[index(*a).unwrap()];
+                            let old = r.unwrap();
+                            *r = Some(if *h { old & 0x0f | (v & 0xf) << 4 } else { old & 0xf0 | v & 0xf });
+                        }
+                    }
+                }
+                prop_assert_eq!(snapshot(&m), reference);
+            }
+        }
+    }
+}
