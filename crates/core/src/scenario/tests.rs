@@ -259,7 +259,7 @@ fn errors_name_the_key_and_its_position() {
             "isa = \"pto\"\nprogram = \"\"\n[[expect.memory]]\naddr = 0\nhex = \"00\"\nlen = 1\n",
             "s.toml:6:1: error: unknown key `len` in [[expect.memory]]",
         ),
-        ("isa = \"pto\"\nprogram = \"\"\nx = [1,\n", "s.toml:4:1: error: invalid TOML"),
+        ("isa = \"pto\"\nprogram = \"\"\nx = [1,\n", "s.toml:3:8: error: invalid TOML: unclosed array"),
     ];
     for (text, want) in cases {
         let got = err(text);
