@@ -1,27 +1,313 @@
-//! Placeholder: the neuron model is not built yet.
+//! xstore-neuron: the AWS Neuron NeuronCore sequencer's TensorStore (0xab),
+//! its mirror TensorLoad (0xaa) and the compiler pseudo forms (0xcd, 0xce), all
+//! on the 64-byte MEM_2D instruction.
+//!
+//! Code map:
+//! - [`tables`]: every fact as data with its provenance (opcodes, fields, dtypes,
+//!   ADDR8 forms, checks, profiles, decisions).
+//! - [`inst`]: byte-exact decode/encode (every byte round-trips).
+//! - [`asm`]: the assembly syntax (parser and canonical printer).
+//! - [`check`]: the specification's predicates, the window rule, assumed checks.
+//! - [`exec`]: the executor (probe-then-commit) and pseudo lowering.
+//! - [`explain`], [`lint`], [`bench`], [`doc`]: the remaining commands.
 
+// `Diagnostic` is the core's error type and the `Isa` trait returns it by value.
+#![allow(clippy::result_large_err)]
+
+pub mod asm;
+pub mod bench;
+pub mod check;
+pub mod doc;
+pub mod exec;
+pub mod explain;
+pub mod inst;
+pub mod lint;
+pub mod tables;
+
+use std::collections::BTreeMap;
 use xstore_core::bench::BenchResult;
-use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
-use xstore_core::report::{Exec, Explanation, Finding, Validation};
-use xstore_core::scenario::Scenario;
-use xstore_core::{Access, Diagnostic, Memory, Provenance, VecTrace};
+use xstore_core::isa::{Example, Isa, ProfileDef};
+use xstore_core::report::{
+    Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
+};
+use xstore_core::scenario::{Outcome, Program, Scenario};
+use xstore_core::tomlval::Fields;
+use xstore_core::{Diagnostic, Memory, Transaction, VecTrace};
+
+pub use doc::doc_tables;
+pub use exec::lower_stream;
+use inst::{AddrForm, Decoded, Mem2d};
 
 struct Model;
 
-static PROFILES: &[ProfileDef] = &[ProfileDef {
-    name: "default",
-    description: "placeholder",
-    regions: &[RegionDef {
-        name: "all",
-        base: 0,
-        size: 1 << 32,
-        access: Access::ReadWrite,
-    }],
-    provenance: Provenance::Assumed,
-}];
+/// Top-level scenario keys of this ISA besides the common ones.
+pub const SCENARIO_KEYS: &[&str] = &["symbols"];
 
-fn todo() -> Diagnostic {
-    Diagnostic::unsupported("the neuron model is not built yet")
+/// The bundled example scenarios.
+pub static EXAMPLES: &[Example] = &[
+    ex(
+        "examples/neuron/store_u8_imm.toml",
+        include_str!("../../../examples/neuron/store_u8_imm.toml"),
+    ),
+    ex(
+        "examples/neuron/store_i8_i16_imm.toml",
+        include_str!("../../../examples/neuron/store_i8_i16_imm.toml"),
+    ),
+    ex(
+        "examples/neuron/store_u16_2d.toml",
+        include_str!("../../../examples/neuron/store_u16_2d.toml"),
+    ),
+    ex(
+        "examples/neuron/store_32bit_imm.toml",
+        include_str!("../../../examples/neuron/store_32bit_imm.toml"),
+    ),
+    ex(
+        "examples/neuron/store_reg_truncate.toml",
+        include_str!("../../../examples/neuron/store_reg_truncate.toml"),
+    ),
+    ex(
+        "examples/neuron/store_u64_both.toml",
+        include_str!("../../../examples/neuron/store_u64_both.toml"),
+    ),
+    ex(
+        "examples/neuron/negative_stride.toml",
+        include_str!("../../../examples/neuron/negative_stride.toml"),
+    ),
+    ex(
+        "examples/neuron/fault_unmapped.toml",
+        include_str!("../../../examples/neuron/fault_unmapped.toml"),
+    ),
+    ex(
+        "examples/neuron/fault_window.toml",
+        include_str!("../../../examples/neuron/fault_window.toml"),
+    ),
+    ex(
+        "examples/neuron/tensor_load.toml",
+        include_str!("../../../examples/neuron/tensor_load.toml"),
+    ),
+    ex(
+        "examples/neuron/pseudo_lowering.toml",
+        include_str!("../../../examples/neuron/pseudo_lowering.toml"),
+    ),
+    ex(
+        "examples/neuron/program_hex.toml",
+        include_str!("../../../examples/neuron/program_hex.toml"),
+    ),
+];
+
+const fn ex(path: &'static str, text: &'static str) -> Example {
+    Example { path, text }
+}
+
+/// One program instruction with where it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgInst {
+    pub inst: Decoded,
+    /// Line in the scenario file (text programs).
+    pub line: Option<u32>,
+}
+
+/// Parse the scenario's `[regs]`: `r0`..`r63`, u32 values.
+pub fn parse_regs(sc: &Scenario) -> Result<[u32; tables::NUM_REGS], Diagnostic> {
+    let mut regs = [0u32; tables::NUM_REGS];
+    for (k, v) in &sc.regs {
+        let n = reg_index(&k.name).ok_or_else(|| {
+            Diagnostic::scenario(format!("`{}` is not a sequencer register", k.name))
+                .at(k.line, k.col)
+                .expected("r0..r63")
+        })?;
+        regs[n] = v.as_u32(&k.name)?;
+    }
+    Ok(regs)
+}
+
+fn reg_index(name: &str) -> Option<usize> {
+    let n = name.strip_prefix('r')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
+    {
+        return None;
+    }
+    n.parse().ok().filter(|&i: &usize| i < tables::NUM_REGS)
+}
+
+/// Parse the scenario's `[symbols]`: var_id (decimal string) → address.
+pub fn parse_symbols(sc: &Scenario) -> Result<BTreeMap<u32, u64>, Diagnostic> {
+    let mut out = BTreeMap::new();
+    if let Some(item) = sc.extra("symbols") {
+        let mut f = Fields::of(item, "[symbols]")?;
+        for (k, v) in f.rest() {
+            let id = k
+                .name
+                .parse::<u32>()
+                .ok()
+                .filter(|_| k.name.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| {
+                    Diagnostic::scenario(format!("`{}` is not a var_id", k.name))
+                        .at(k.line, k.col)
+                        .expected("a decimal u32 string key, e.g. \"3\" = 0x1000")
+                })?;
+            out.insert(id, v.as_u64(&k.name)?);
+        }
+        f.finish()?;
+    }
+    Ok(out)
+}
+
+/// Decode or assemble the scenario's program.
+pub fn load_program(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
+    match &sc.program {
+        Program::Text { text, origin } => {
+            let lines = asm::parse_program(text).map_err(|d| d.shifted(*origin))?;
+            Ok(lines
+                .into_iter()
+                .map(|l| ProgInst {
+                    inst: l.inst,
+                    line: Some(l.line + origin.0 - 1),
+                })
+                .collect())
+        }
+        Program::Hex { bytes, origin } => {
+            let insts = inst::decode_stream(bytes).map_err(|d| relocate_hex(d, *origin))?;
+            Ok(insts
+                .into_iter()
+                .map(|inst| ProgInst { inst, line: None })
+                .collect())
+        }
+    }
+}
+
+fn relocate_hex(d: Diagnostic, origin: (u32, u32)) -> Diagnostic {
+    let mut d = d;
+    if let xstore_core::Location::Binary { offset, .. } = d.location {
+        d.message = format!("program_hex byte {offset}: {}", d.message);
+    }
+    d.at(origin.0, origin.1)
+}
+
+fn locate(d: Diagnostic, p: &ProgInst, sc: &Scenario, index: usize) -> Diagnostic {
+    match p.line {
+        Some(l) => d.at(l, 1),
+        None => {
+            let o = sc.program.origin();
+            let mut d = d;
+            d.message = format!(
+                "instruction {index} (program_hex byte {}): {}",
+                index * 64,
+                d.message
+            );
+            d.at(o.0, o.1)
+        }
+    }
+}
+
+/// Lower every pseudo instruction and reject what cannot execute, before any
+/// instruction runs.
+fn prepare(sc: &Scenario, prog: &[ProgInst]) -> Result<Vec<Mem2d>, Diagnostic> {
+    let symbols = parse_symbols(sc)?;
+    let mut out = Vec::with_capacity(prog.len());
+    for (i, p) in prog.iter().enumerate() {
+        let m = match &p.inst {
+            Decoded::Mem2d(m) => m,
+            Decoded::NotModelled { def, .. } => {
+                return Err(locate(
+                    Diagnostic::unsupported(format!(
+                        "opcode {:#04x} {} is not modelled",
+                        def.code, def.name
+                    )),
+                    p,
+                    sc,
+                    i,
+                ))
+            }
+        };
+        let m = exec::lower_one(m, &symbols).map_err(|d| locate(d, p, sc, i))?;
+        if let AddrForm::Other { marker, .. } = m.addr_form() {
+            return Err(locate(
+                Diagnostic::unsupported(exec::unsupported_addr8_message(marker))
+                    .hint("write the address in the immediate form [ADDRESS]"),
+                p,
+                sc,
+                i,
+            ));
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// Run a scenario's program against `mem` with any trace sink.
+pub fn execute_scenario(
+    sc: &Scenario,
+    mem: &mut Memory,
+    trace: &mut VecTrace,
+) -> Result<Exec, Diagnostic> {
+    let regs0 = parse_regs(sc)?;
+    let prog = load_program(sc)?;
+    let insts = prepare(sc, &prog)?;
+    let mut m = exec::Machine { regs: regs0 };
+    let mut tx = Transaction::new();
+    let mut out = Exec::ok(0);
+    for (i, inst) in insts.iter().enumerate() {
+        if inst.wait_mode != 0
+            || inst.wait_idx != 0
+            || inst.update_mode != 0
+            || inst.update_idx != 0
+        {
+            out.warnings.push(format!(
+                "instruction {i}: wait/update events are carried but not executed (no semaphore model)"
+            ));
+        }
+        match exec::step(&mut m, inst, mem, &mut tx, trace) {
+            Ok(()) => out.executed += 1,
+            Err(f) => {
+                out.outcome = Outcome::Fault;
+                out.fault = Some(FaultReport {
+                    kind: f.kind().to_string(),
+                    address: f.address(),
+                    message: format!("instruction {i}: {}", f.message()),
+                    code: None,
+                    instruction: Some(i),
+                });
+                break;
+            }
+        }
+    }
+    out.regs = (0..tables::NUM_REGS)
+        .map(|r| RegReport {
+            name: format!("r{r}"),
+            value: RegValue::Int(m.regs[r] as u64),
+            changed: m.regs[r] != regs0[r],
+        })
+        .collect();
+    Ok(out)
+}
+
+/// Validate a stream. One instruction: the check names as the specification
+/// spells them. Several: each name prefixed with `#<index>:` (0-based).
+pub fn validate_stream(bytes: &[u8]) -> Result<Validation, Diagnostic> {
+    let insts = inst::decode_stream(bytes)?;
+    let many = insts.len() > 1;
+    let mut checks = Vec::new();
+    for (i, d) in insts.iter().enumerate() {
+        match d {
+            Decoded::Mem2d(m) => {
+                let prefix = if many {
+                    format!("#{i}:")
+                } else {
+                    String::new()
+                };
+                checks.extend(check::checks(m, &prefix));
+            }
+            Decoded::NotModelled { def, .. } => {
+                return Err(Diagnostic::unsupported(format!(
+                    "opcode {:#04x} {} is recognised but not modelled: no validator",
+                    def.code, def.name
+                ))
+                .at_byte((i * 64) as u64, Some((7, 0))))
+            }
+        }
+    }
+    Ok(Validation::from_checks(checks))
 }
 
 impl Isa for Model {
@@ -29,54 +315,49 @@ impl Isa for Model {
         "neuron"
     }
     fn summary(&self) -> &'static str {
-        "not built yet"
+        "AWS Neuron sequencer TensorStore 0xab / TensorLoad 0xaa / pseudo 0xcd, 0xce (64-byte MEM_2D)"
     }
     fn scenario_keys(&self) -> &'static [&'static str] {
-        &[]
+        SCENARIO_KEYS
     }
     fn profiles(&self) -> &'static [ProfileDef] {
-        PROFILES
+        tables::PROFILES
     }
-    fn asm(&self, _text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
-        Err(todo())
+    fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
+        Ok(asm::parse_program(text)?
+            .iter()
+            .map(|l| l.inst.encode().to_vec())
+            .collect())
     }
-    fn disasm(&self, _bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
-        Err(todo())
+    fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
+        Ok(inst::decode_stream(bytes)?.iter().map(asm::print).collect())
     }
-    fn explain(&self, _arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
-        Err(todo())
+    fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
+        explain::explain(arg)
     }
-    fn validate(&self, _bytes: &[u8]) -> Result<Validation, Diagnostic> {
-        Err(todo())
+    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
+        validate_stream(bytes)
     }
     fn execute(
         &self,
-        _sc: &Scenario,
-        _mem: &mut Memory,
-        _trace: &mut VecTrace,
+        sc: &Scenario,
+        mem: &mut Memory,
+        trace: &mut VecTrace,
     ) -> Result<Exec, Diagnostic> {
-        Err(todo())
+        execute_scenario(sc, mem, trace)
     }
-    fn lint(&self, _sc: &Scenario, _mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
-        Err(todo())
+    fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
+        lint::lint(sc, mem)
     }
     fn examples(&self) -> &'static [Example] {
-        &[]
+        EXAMPLES
     }
-    fn bench(&self, _quick: bool) -> Vec<BenchResult> {
-        Vec::new()
+    fn bench(&self, quick: bool) -> Vec<BenchResult> {
+        bench::all(quick)
     }
 }
 
 /// The neuron ISA.
 pub fn isa() -> &'static dyn Isa {
     &Model
-}
-
-/// Lower pseudo instructions (0xcd/0xce) in a stream with a var_id → base table.
-pub fn lower_stream(
-    _bytes: &[u8],
-    _symbols: &std::collections::BTreeMap<u32, u64>,
-) -> Result<Vec<u8>, Diagnostic> {
-    Err(todo())
 }
