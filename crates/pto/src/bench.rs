@@ -1,0 +1,156 @@
+//! `xstore bench pto`: the untraced executor against a baseline copying the
+//! same rows into a flat buffer.
+
+use crate::asm;
+use crate::exec::{run_words, BlockResult, Scratch};
+use crate::tables::TileLayout;
+use crate::tile::{Location, Machine, Shape, Tile};
+use crate::word::Word;
+use std::hint::black_box;
+use xstore_core::bench::{compare, BenchResult, XorShift};
+use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region};
+
+const REGION: u64 = 4 << 20;
+
+fn memory() -> Memory {
+    let r = Region::new(0, REGION, Access::ReadWrite)
+        .expect("bench region")
+        .named("bench");
+    Memory::new(MemoryMap::new(vec![r]).expect("one region"))
+}
+
+fn words(text: &str) -> Vec<Word> {
+    asm::assemble(text)
+        .expect("bench programs assemble")
+        .iter()
+        .map(|s| s.word)
+        .collect()
+}
+
+fn tile(dtype: u8, capacity: u32, cols: u32, rows: u32, seed: u64) -> Tile {
+    let mut t = Tile::new(Shape {
+        dtype,
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        capacity,
+        cols,
+        valid_rows: rows,
+        valid_cols: cols,
+    });
+    let mut rng = XorShift(seed);
+    for b in t.payload.iter_mut() {
+        *b = rng.next_u64() as u8;
+    }
+    t
+}
+
+fn case(
+    name: &str,
+    quick: bool,
+    target: Option<f64>,
+    m: &Machine,
+    program: &str,
+    rows: &[(u64, usize, usize)],
+    payload: &[u8],
+) -> BenchResult {
+    let ws = words(program);
+    let mut mem = memory();
+    let mut s = Scratch::default();
+    // Steady state: every page exists before timing.
+    assert_eq!(
+        run_words(m, &ws, &mut mem, &mut s, &mut NoTrace),
+        BlockResult::Ok
+    );
+    let mut flat = vec![0u8; REGION as usize];
+    let bytes: usize = rows.iter().map(|r| r.2).sum();
+    compare(
+        name,
+        "MiB/s",
+        bytes as f64 / (1 << 20) as f64,
+        quick,
+        target,
+        || {
+            let r = run_words(m, black_box(&ws), &mut mem, &mut s, &mut NoTrace);
+            black_box(&r);
+        },
+        || {
+            for &(dst, src, len) in rows {
+                let d = dst as usize;
+                flat[d..d + len].copy_from_slice(black_box(&payload[src..src + len]));
+            }
+            black_box(&flat);
+        },
+    )
+}
+
+pub fn dense_u8_64k(quick: bool) -> BenchResult {
+    let mut m = Machine::new();
+    let t = tile(27, 64 << 10, 256, 256, 0x1234_5678);
+    let payload = t.payload.clone();
+    *m.local_mut(0, 0) = Some(t);
+    m.gpr[0][2] = 0x10_0000; // a0: base
+    m.gpr[0][3] = 256; // a1: stride
+    let rows: Vec<(u64, usize, usize)> = (0..256)
+        .map(|r| (0x10_0000 + r * 256, r as usize * 256, 256))
+        .collect();
+    case(
+        "pto.dense_u8_64k",
+        quick,
+        Some(0.5),
+        &m,
+        "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
+        &rows,
+        &payload,
+    )
+}
+
+pub fn u4x2(quick: bool) -> BenchResult {
+    let mut m = Machine::new();
+    // 16 KiB of U4X2: 128 columns × 256 rows, 64 bytes per row.
+    let t = tile(28, 16 << 10, 128, 256, 0x9abc_def0);
+    let payload = t.payload.clone();
+    *m.local_mut(0, 0) = Some(t);
+    m.gpr[0][2] = 0x20_0000;
+    m.gpr[0][3] = 64;
+    let rows: Vec<(u64, usize, usize)> = (0..256)
+        .map(|r| (0x20_0000 + r * 64, r as usize * 64, 64))
+        .collect();
+    case(
+        "pto.u4x2",
+        quick,
+        None,
+        &m,
+        "BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
+        &rows,
+        &payload,
+    )
+}
+
+pub fn shared_4pe(quick: bool) -> BenchResult {
+    let mut m = Machine::new();
+    let t = tile(27, 64 << 10, 256, 256, 0x0f0f_1234);
+    let payload = t.payload.clone();
+    m.shared[3] = Some(t);
+    let mut rows = Vec::new();
+    for pe in 0..4u64 {
+        let base = 0x10_0000 + pe * 0x2_0000;
+        m.gpr[pe as usize][2] = base;
+        m.gpr[pe as usize][3] = 256;
+        for r in 0..256u64 {
+            rows.push((base + r * 256, r as usize * 256, 256));
+        }
+    }
+    case(
+        "pto.shared_4pe",
+        quick,
+        None,
+        &m,
+        "BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S3, mask=1111; BSTOP",
+        &rows,
+        &payload,
+    )
+}
+
+pub fn all(quick: bool) -> Vec<BenchResult> {
+    vec![dense_u8_64k(quick), u4x2(quick), shared_4pe(quick)]
+}
