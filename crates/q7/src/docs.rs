@@ -1,0 +1,211 @@
+//! The generated section of `docs/q7.md`: every table of the crate, rendered once.
+
+use crate::asm::{Inst, Off};
+use crate::codec::{self, SV2NX8_IP_FIELDS};
+use crate::explain::placements_text;
+use crate::lint::RULES;
+use crate::roster::{self, Group, ALIASES, FAMILIES, SELECTORS};
+use std::fmt::Write;
+
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Markdown of every table.
+pub fn doc_tables() -> String {
+    let mut s = String::new();
+    let r = roster::roster();
+    let b07: Vec<_> = r.iter().filter(|o| o.is_b07()).collect();
+    let count = |g: Group| b07.iter().filter(|o| o.group() == g).count();
+    let _ = writeln!(s, "### Roster\n");
+    let _ = writeln!(
+        s,
+        "{} B07 mnemonics: sv* {}, ss* {}, sb* {}, valign group {}; {} predicated `t` forms; \
+         plus the companion IVP_ZALIGN. VB = store image size in bytes.\n",
+        b07.len(),
+        count(Group::Sv),
+        count(Group::Ss),
+        count(Group::Sb),
+        count(Group::Valign),
+        b07.iter().filter(|o| o.predicated()).count()
+    );
+    let _ = writeln!(
+        s,
+        "| mnemonic | operands | VB | store image | lane view | F0·s0 word0 | placements | provenance (row / semantics) |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for op in r {
+        let word = op
+            .f0_word()
+            .map(|w| format!("{w:#010x}"))
+            .unwrap_or_else(|| "–".into());
+        let places: Vec<&str> = op.fam.placements.iter().map(|f| f.name()).collect();
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} / {} |",
+            op.name,
+            op.sig.text(),
+            op.vb(),
+            esc(&op.conv().describe()),
+            op.fam.lane_view,
+            word,
+            if places.is_empty() {
+                "–".to_string()
+            } else {
+                places.join(" ")
+            },
+            op.fam.prov,
+            op.fam.sem_prov
+        );
+    }
+    let total: usize = b07.iter().map(|o| o.fam.placements.len()).sum();
+    let _ = writeln!(
+        s,
+        "\nPlacements in this table: {total} (the source states 746; see \"Decisions\").\n"
+    );
+
+    let _ = writeln!(s, "### Slots of the formats\n");
+    let _ = writeln!(s, "| format | s0 slot | bundle bytes |");
+    let _ = writeln!(s, "|---|---|---|");
+    for f in roster::Format::ALL {
+        let _ = writeln!(s, "| {} | {} | {} |", f.name(), f.slot(), f.bytes());
+    }
+
+    let _ = writeln!(s, "\n### Selector words\n");
+    let _ = writeln!(s, "| mnemonic | slot | word0 | provenance | note |");
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for x in SELECTORS {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:#010x} | {} | {} |",
+            x.mnemonic,
+            x.format.slot(),
+            x.word0,
+            x.prov,
+            x.note
+        );
+    }
+
+    let _ = writeln!(s, "\n### Semantics by family\n");
+    let _ = writeln!(
+        s,
+        "| family | modes | semantics | provenance | source 003 says |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for f in FAMILIES {
+        let modes: Vec<&str> = f.modes.iter().map(|m| m.suffix()).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            f.family,
+            if modes == [""] {
+                "–".to_string()
+            } else {
+                modes.join(" ")
+            },
+            esc(f.semantics),
+            f.sem_prov,
+            f.source_claim.map(esc).unwrap_or_else(|| "(agrees)".into())
+        );
+    }
+
+    let _ = writeln!(s, "\n### Aliases (C-intrinsic spellings)\n");
+    let _ = writeln!(s, "| alias | machine op | provenance |");
+    let _ = writeln!(s, "|---|---|---|");
+    for a in ALIASES {
+        let _ = writeln!(s, "| {} | {} | {} |", a.alias, a.target, a.prov);
+    }
+
+    let _ = writeln!(s, "\n### The known bundle: IVP_SV2NX8_IP (8 bytes)\n");
+    let _ = writeln!(s, "| field | bits | meaning | provenance |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for f in SV2NX8_IP_FIELDS {
+        let bits = if f.hi == f.lo {
+            f.hi.to_string()
+        } else {
+            format!("{}:{}", f.hi, f.lo)
+        };
+        let _ = writeln!(s, "| {} | {} | {} | {} |", f.name, bits, f.meaning, f.prov);
+    }
+    let _ = writeln!(
+        s,
+        "\nEncoder output for the public examples (memory order):\n"
+    );
+    let _ = writeln!(s, "| assembly | bytes |");
+    let _ = writeln!(s, "|---|---|");
+    for (v, a, imm) in [
+        (0, 3, 0),
+        (1, 3, 0),
+        (31, 3, 0),
+        (0, 4, 0),
+        (0, 3, 64),
+        (0, 3, 128),
+        (0, 3, -64),
+        (0, 3, 448),
+    ] {
+        let i = Inst {
+            op: codec::sv2nx8_ip(),
+            src: v,
+            u: 0,
+            base: a,
+            off: Off::Imm(imm),
+            mask: 0,
+        };
+        let b = codec::encode(&i).expect("known");
+        let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+        let _ = writeln!(s, "| {} | {} |", i.text(), hex.join(" "));
+    }
+
+    let _ = writeln!(s, "\n### Lint rules\n");
+    let _ = writeln!(s, "| rule | severity | finds | provenance |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for r in RULES {
+        let sev = match r.severity {
+            xstore_core::report::Severity::Warning => "warning",
+            xstore_core::report::Severity::Note => "note",
+        };
+        let _ = writeln!(s, "| {} | {} | {} | {} |", r.name, sev, esc(r.what), r.prov);
+    }
+
+    let _ = writeln!(s, "\n### Memory profiles\n");
+    let _ = writeln!(s, "| profile | regions | provenance | description |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for p in crate::PROFILES {
+        let regs: Vec<String> = p
+            .regions
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} [{:#x}, {:#x}] {}",
+                    r.name,
+                    r.base,
+                    r.base + r.size - 1,
+                    r.access.as_str()
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            p.name,
+            regs.join("; "),
+            p.provenance,
+            p.description
+        );
+    }
+    let _ = writeln!(s, "\n### Placements by mnemonic group\n");
+    let _ = writeln!(s, "| example | placements |");
+    let _ = writeln!(s, "|---|---|");
+    for name in [
+        "IVP_SV2NX8_I",
+        "IVP_SS2NX8_I",
+        "IVP_SSN_16X256_I",
+        "IVP_SBN_I",
+        "IVP_SALIGN_I",
+        "IVP_SA2NX8_IP",
+    ] {
+        let op = &r[roster::find(name).expect("in roster")];
+        let _ = writeln!(s, "| {} | {} |", op.name, placements_text(op));
+    }
+    s
+}

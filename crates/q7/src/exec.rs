@@ -1,0 +1,402 @@
+//! The executor (q7.md §4): registers, the AGU, the store images, predication,
+//! and the valign stream. Each bundle builds one [`Transaction`] and commits it;
+//! registers change only after a clean commit, so a fault changes nothing.
+
+use crate::asm::{Bundle, Inst, Off};
+use crate::roster::{self, Conv, Kind, Mode, Op};
+use xstore_core::{FaultKind, Memory, TraceSink, Transaction};
+
+/// Bytes in a valign row.
+pub const ROW: u32 = 64;
+
+/// A valign register: the 64-byte image of the current partially filled aligned
+/// row (pending bytes at their row positions, zero elsewhere) and the span state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Valign {
+    pub data: [u8; 64],
+    /// Cleared by `IVP_ZALIGN` since the program started.
+    pub zeroed: bool,
+    /// Aligned address of the pending row.
+    pub row: u32,
+    /// First pending byte's offset in the row.
+    pub lo: u8,
+    /// Pending byte count (0 = nothing pending).
+    pub len: u8,
+}
+
+impl Default for Valign {
+    fn default() -> Self {
+        Valign {
+            data: [0; 64],
+            zeroed: false,
+            row: 0,
+            lo: 0,
+            len: 0,
+        }
+    }
+}
+
+impl Valign {
+    /// Address of the first pending byte.
+    pub fn start(&self) -> u32 {
+        self.row.wrapping_add(self.lo as u32)
+    }
+    /// Address just past the pending bytes: where the stream continues.
+    pub fn end(&self) -> u32 {
+        self.start().wrapping_add(self.len as u32)
+    }
+}
+
+/// What a misaligned `sv*`/`ss*`/`sb*`/`salign*` address does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Misaligned {
+    /// Round the address down to the store size (assumed: base Xtensa behaviour).
+    #[default]
+    RoundDown,
+    /// Fault with kind `misaligned`.
+    Fault,
+}
+
+/// Execution options (`[options]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    pub misaligned: Misaligned,
+}
+
+/// Why an instruction stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecFault {
+    pub kind: &'static str,
+    pub addr: Option<u64>,
+    pub message: String,
+}
+
+/// The architectural state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Machine {
+    pub a: [u32; 16],
+    pub v: [[u8; 64]; 32],
+    pub vb: [u64; 16],
+    pub u: [Valign; 4],
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine {
+            a: [0; 16],
+            v: [[0; 64]; 32],
+            vb: [0; 16],
+            u: [Valign::default(); 4],
+        }
+    }
+}
+
+/// Register updates of one op, applied after the commit.
+#[derive(Debug, Clone, Copy, Default)]
+struct Update {
+    a: Option<(u8, u32)>,
+    u: Option<(u8, Valign)>,
+}
+
+/// Effective address and the post-incremented base of an AGU form.
+pub fn agu(m: &Machine, mode: Mode, base: u8, off: Off) -> (u32, Option<u32>) {
+    let a = m.a[base as usize];
+    let o = match off {
+        Off::Imm(i) => i as u32,
+        Off::Reg(r) => m.a[r as usize],
+        Off::None => 0,
+    };
+    match mode {
+        Mode::I | Mode::X => (a.wrapping_add(o), None),
+        Mode::Ip | Mode::Xp => (a, Some(a.wrapping_add(o))),
+        _ => (a, None),
+    }
+}
+
+/// Build the store image of `conv` from a vec register into `out`; returns its length.
+#[inline]
+pub fn image(conv: Conv, v: &[u8; 64], out: &mut [u8; 64]) -> usize {
+    match conv {
+        Conv::Copy { len } => {
+            let n = len as usize;
+            out[..n].copy_from_slice(&v[..n]);
+            n
+        }
+        Conv::Narrow {
+            from: 2,
+            signed,
+            lanes,
+        } => {
+            for l in 0..lanes as usize {
+                let x = i16::from_le_bytes([v[2 * l], v[2 * l + 1]]);
+                out[l] = if signed {
+                    x.clamp(i8::MIN as i16, i8::MAX as i16) as i8 as u8
+                } else {
+                    x as u8
+                };
+            }
+            lanes as usize
+        }
+        Conv::Narrow { signed, lanes, .. } => {
+            for l in 0..lanes as usize {
+                let x = i32::from_le_bytes(v[4 * l..4 * l + 4].try_into().expect("4 bytes"));
+                let h = if signed {
+                    x.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16
+                } else {
+                    x as u16
+                };
+                out[2 * l..2 * l + 2].copy_from_slice(&h.to_le_bytes());
+            }
+            2 * lanes as usize
+        }
+        Conv::Mask { .. } | Conv::Spill | Conv::None => 0,
+    }
+}
+
+/// The number of bytes a `sav*` appends: clamp(n, 0, VB) with n read as signed.
+pub fn sav_count(n: u32, vb: usize) -> usize {
+    (n as i32).clamp(0, vb as i32) as usize
+}
+
+impl Machine {
+    /// Address and alignment an aligned store (sv/ss/sb/salign) will use, before
+    /// the misalignment policy: (ea, align).
+    pub fn store_ea(&self, inst: &Inst) -> (u32, u32) {
+        let op = inst.op();
+        let (ea, _) = agu(self, op.mode, inst.base, inst.off);
+        let align = match op.conv() {
+            Conv::Spill => 64,
+            c => c.len() as u32,
+        };
+        (ea, align)
+    }
+
+    fn aligned(&self, op: &Op, ea: u32, align: u32, opts: &Options) -> Result<u32, ExecFault> {
+        if ea % align == 0 {
+            return Ok(ea);
+        }
+        match opts.misaligned {
+            Misaligned::RoundDown => Ok(ea & !(align - 1)),
+            Misaligned::Fault => Err(ExecFault {
+                kind: FaultKind::Misaligned {
+                    align: align as u64,
+                }
+                .name(),
+                addr: Some(ea as u64),
+                message: format!(
+                    "{} address {ea:#x} is not a multiple of {align} (misaligned = \"fault\")",
+                    op.name
+                ),
+            }),
+        }
+    }
+
+    /// Append `bytes` to the stream of `u` at address `a`: complete rows go into
+    /// `tx`, the partial row stays in the returned register value.
+    #[inline]
+    fn stream_append(u: &Valign, a: u32, bytes: &[u8], tx: &mut Transaction) -> Valign {
+        let mut nu = *u;
+        if nu.len == 0 {
+            nu.row = a & !(ROW - 1);
+            nu.lo = (a & (ROW - 1)) as u8;
+            nu.data = [0; 64];
+        }
+        let mut src = bytes;
+        while !src.is_empty() {
+            let pos = nu.lo as usize + nu.len as usize;
+            let take = (64 - pos).min(src.len());
+            nu.data[pos..pos + take].copy_from_slice(&src[..take]);
+            nu.len += take as u8;
+            src = &src[take..];
+            if pos + take == 64 {
+                let lo = nu.lo as usize;
+                tx.write(nu.row.wrapping_add(lo as u32) as u64, &nu.data[lo..]);
+                nu.row = nu.row.wrapping_add(ROW);
+                nu.lo = 0;
+                nu.len = 0;
+                nu.data = [0; 64];
+            }
+        }
+        nu
+    }
+
+    /// The effects of one B07 op: its writes go into `tx`, its register updates
+    /// are returned for after the commit.
+    #[inline]
+    fn effect(
+        &self,
+        inst: &Inst,
+        op: &Op,
+        opts: &Options,
+        tx: &mut Transaction,
+    ) -> Result<Update, ExecFault> {
+        let mut up = Update::default();
+        match op.kind() {
+            Kind::Store => {
+                let (ea, post) = agu(self, op.mode, inst.base, inst.off);
+                let conv = op.conv();
+                let n = conv.len();
+                let ea = self.aligned(op, ea, n as u32, opts)?;
+                let mut img = [0u8; 64];
+                image(conv, &self.v[inst.src as usize], &mut img);
+                if op.predicated() {
+                    let lanes = op.fam.pred_lanes as usize;
+                    let per = n / lanes;
+                    let m = self.vb[inst.mask as usize];
+                    let mut en = [false; 64];
+                    for (i, e) in en[..n].iter_mut().enumerate() {
+                        *e = (m >> (i / per)) & 1 == 1;
+                    }
+                    tx.write_enabled(ea as u64, &img[..n], &en[..n]);
+                } else {
+                    tx.write(ea as u64, &img[..n]);
+                }
+                up.a = post.map(|p| (inst.base, p));
+            }
+            Kind::MaskStore => {
+                let (ea, post) = agu(self, op.mode, inst.base, inst.off);
+                let n = op.conv().len();
+                let ea = self.aligned(op, ea, n as u32, opts)?;
+                let bytes = self.vb[inst.src as usize].to_le_bytes();
+                tx.write(ea as u64, &bytes[..n]);
+                up.a = post.map(|p| (inst.base, p));
+            }
+            Kind::Stream | Kind::StreamVar => {
+                let a = self.a[inst.base as usize];
+                let vb = op.vb();
+                let n = match (op.kind(), inst.off) {
+                    (Kind::StreamVar, Off::Reg(r)) => sav_count(self.a[r as usize], vb),
+                    _ => vb,
+                };
+                let u = &self.u[inst.u as usize];
+                if n > 0 && u.len > 0 && a != u.end() {
+                    return Err(ExecFault {
+                        kind: "valign_discontinuity",
+                        addr: Some(a as u64),
+                        message: format!(
+                            "{} stores at {a:#x} through u{}, whose {} pending bytes end at \
+                             {:#x}: a stream store that does not continue the pending span has no \
+                             documented result, and the model will not guess",
+                            op.name,
+                            inst.u,
+                            u.len,
+                            u.end()
+                        ),
+                    });
+                }
+                if n > 0 {
+                    let mut img = [0u8; 64];
+                    image(op.conv(), &self.v[inst.src as usize], &mut img);
+                    let nu = Self::stream_append(u, a, &img[..n], tx);
+                    up.u = Some((inst.u, nu));
+                }
+                up.a = Some((inst.base, a.wrapping_add(n as u32)));
+            }
+            Kind::Salign => {
+                let (ea, post) = agu(self, op.mode, inst.base, inst.off);
+                let ea = self.aligned(op, ea, 64, opts)?;
+                tx.write(ea as u64, &self.u[inst.u as usize].data);
+                up.a = post.map(|p| (inst.base, p));
+            }
+            Kind::Flush => {
+                let u = &self.u[inst.u as usize];
+                if u.len > 0 {
+                    let lo = u.lo as usize;
+                    tx.write(u.start() as u64, &u.data[lo..lo + u.len as usize]);
+                }
+                let mut nu = *u;
+                nu.len = 0;
+                nu.lo = 0;
+                nu.data = [0; 64];
+                up.u = Some((inst.u, nu));
+                if let Off::Reg(r) = inst.off {
+                    let a = self.a[inst.base as usize];
+                    up.a = Some((inst.base, a.wrapping_add(self.a[r as usize])));
+                }
+            }
+            Kind::Zalign => {
+                up.u = Some((
+                    inst.u,
+                    Valign {
+                        zeroed: true,
+                        ..Valign::default()
+                    },
+                ));
+            }
+        }
+        Ok(up)
+    }
+
+    fn apply(&mut self, up: Update) {
+        if let Some((r, v)) = up.a {
+            self.a[r as usize] = v;
+        }
+        if let Some((r, u)) = up.u {
+            self.u[r as usize] = u;
+        }
+    }
+
+    /// Execute one bundle: one transaction, one commit, then the register updates.
+    #[inline]
+    pub fn step<T: TraceSink>(
+        &mut self,
+        b: &Bundle,
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> Result<(), ExecFault> {
+        tx.clear();
+        let r = roster::roster();
+        let mut up = Update::default();
+        for inst in &b.ops {
+            let op = &r[inst.op as usize];
+            if op.kind() != Kind::Zalign {
+                up = self.effect(inst, op, opts, tx)?;
+            }
+        }
+        mem.commit(tx, trace).map_err(|f| ExecFault {
+            kind: f.kind.name(),
+            addr: Some(f.addr),
+            message: f.to_string(),
+        })?;
+        self.apply(up);
+        for inst in &b.ops {
+            if r[inst.op as usize].kind() == Kind::Zalign {
+                self.u[inst.u as usize] = Valign {
+                    zeroed: true,
+                    ..Valign::default()
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Run a program: (bundles completed, the fault and its bundle index).
+    pub fn run<T: TraceSink>(
+        &mut self,
+        prog: &[Bundle],
+        opts: &Options,
+        mem: &mut Memory,
+        trace: &mut T,
+    ) -> (usize, Option<(usize, ExecFault)>) {
+        self.run_tx(prog, opts, mem, &mut Transaction::new(), trace)
+    }
+
+    /// [`Machine::run`] with a caller-owned, reused transaction.
+    pub fn run_tx<T: TraceSink>(
+        &mut self,
+        prog: &[Bundle],
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> (usize, Option<(usize, ExecFault)>) {
+        for (i, b) in prog.iter().enumerate() {
+            if let Err(f) = self.step(b, opts, mem, tx, trace) {
+                return (i, Some((i, f)));
+            }
+        }
+        (prog.len(), None)
+    }
+}

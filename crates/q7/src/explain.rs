@@ -1,0 +1,335 @@
+//! `explain` for a mnemonic (or alias) and for bundle bytes, and `validate`.
+
+use crate::codec::{self, Decoded, FieldRole, SV2NX8_IP_FIELDS};
+use crate::roster::{self, Op, Sig};
+use xstore_core::hex::bits;
+use xstore_core::report::{Check, CheckOrigin, ExplainField, Explanation, Validation};
+use xstore_core::{Diagnostic, Provenance};
+
+fn f(
+    name: &str,
+    raw: impl Into<String>,
+    meaning: impl Into<String>,
+    p: Provenance,
+) -> ExplainField {
+    ExplainField {
+        name: name.to_string(),
+        bits: "-".to_string(),
+        raw: raw.into(),
+        meaning: meaning.into(),
+        provenance: p,
+    }
+}
+
+/// Addressing text of a mode.
+pub fn mode_text(op: &Op) -> &'static str {
+    use roster::Mode::*;
+    match (op.kind(), op.mode) {
+        (roster::Kind::Stream, _) => "ea = a, then a += VB (no immediate operand)",
+        (roster::Kind::StreamVar, _) => "ea = a, then a += clamp(a2, 0, VB)",
+        (_, I) => "_i: ea = a + imm",
+        (_, Ip) => "_ip: ea = a, then a += imm",
+        (_, X) => "_x: ea = a + a2",
+        (_, Xp) => "_xp: ea = a, then a += a2",
+        (_, Fp) => "_fp: flush; a is not changed",
+        (_, Fpxp) => "_fpxp: flush, then a += a2",
+        (_, Plain) => "no address",
+    }
+}
+
+/// Placements of an op as text.
+pub fn placements_text(op: &Op) -> String {
+    if op.fam.placements.is_empty() {
+        return "not part of B07: placements not given by the sources".into();
+    }
+    op.fam
+        .placements
+        .iter()
+        .map(|f| format!("{} ({})", f.name(), f.slot()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Explain a mnemonic or alias.
+pub fn mnemonic(name: &str) -> Option<Explanation> {
+    let (idx, alias) = roster::lookup(name)?;
+    let op = &roster::roster()[idx];
+    let fam = op.fam;
+    let mut fields = Vec::new();
+    if let Some(a) = alias {
+        fields.push(f(
+            "alias",
+            a.alias,
+            format!("C-intrinsic spelling of the machine op {}", op.name),
+            a.prov,
+        ));
+    }
+    fields.push(f(
+        "group",
+        fam.group.name(),
+        format!(
+            "family {} ({} mode)",
+            fam.family,
+            op.mode.suffix().trim_start_matches('_')
+        ),
+        fam.prov,
+    ));
+    fields.push(f("operands", op.sig.text(), sig_meaning(op.sig), fam.prov));
+    if !fam.conv.is_empty() {
+        fields.push(f(
+            "store image",
+            format!("VB = {}", fam.conv.len()),
+            fam.conv.describe(),
+            fam.sem_prov,
+        ));
+    }
+    fields.push(f(
+        "lane view",
+        fam.lane_view,
+        "how the source register is read",
+        fam.sem_prov,
+    ));
+    if op.predicated() {
+        fields.push(f(
+            "predicate",
+            format!("{} lanes", fam.pred_lanes),
+            "lane i is written only when vbool bit i is set (bit i = lane i)",
+            if fam.pred_lanes == 64 {
+                Provenance::OBSERVED_HIGH
+            } else {
+                Provenance::Assumed
+            },
+        ));
+    }
+    fields.push(f(
+        "addressing",
+        op.mode.suffix(),
+        mode_text(op),
+        Provenance::OBSERVED_HIGH,
+    ));
+    if let Some((scale, min, max, p)) = op.imm_rule() {
+        fields.push(f(
+            "immediate",
+            format!("multiple of {scale}"),
+            format!("signed 4-bit field x {scale}: [{min}, {max}]"),
+            p,
+        ));
+    }
+    fields.push(f("semantics", "model", fam.semantics, fam.sem_prov));
+    if let Some(c) = fam.source_claim {
+        fields.push(f(
+            "source claim",
+            "source 003",
+            c,
+            Provenance::OBSERVED_HIGH,
+        ));
+    }
+    fields.push(f(
+        "placements",
+        format!("{}", fam.placements.len()),
+        placements_text(op),
+        fam.prov,
+    ));
+    for s in op.selectors() {
+        let mut m = format!("word0 of the {} encode thunk", s.format.slot());
+        if !s.note.is_empty() {
+            m.push_str(&format!(" ({})", s.note));
+        }
+        fields.push(f("selector", format!("{:#010x}", s.word0), m, s.prov));
+    }
+    if op.selectors().next().is_none() && op.is_b07() {
+        fields.push(f(
+            "selector",
+            "unknown",
+            "no selector word of this mnemonic is public",
+            Provenance::Assumed,
+        ));
+    }
+    let enc = if idx as u16 == codec::sv2nx8_ip() {
+        "the narrow 8-byte bundle is known byte-exactly (q7.md §1)".to_string()
+    } else {
+        format!(
+            "encoding of {} is not known for this configuration: no complete bundle bytes are \
+             public",
+            op.name
+        )
+    };
+    fields.push(f(
+        "encoding",
+        if idx as u16 == codec::sv2nx8_ip() {
+            "known"
+        } else {
+            "unknown"
+        },
+        enc,
+        Provenance::OBSERVED_HIGH,
+    ));
+    let mut notes = Vec::new();
+    if fam.source_claim.is_some() {
+        notes.push(
+            "the model follows the public evidence where it contradicts the source's prose \
+             (q7.md §3); the source's claim is shown above"
+                .to_string(),
+        );
+    }
+    Some(Explanation {
+        title: op.name.clone(),
+        hex: String::new(),
+        fields,
+        notes,
+    })
+}
+
+fn sig_meaning(s: Sig) -> &'static str {
+    match s {
+        Sig::VAImm => "vec source, AR base, immediate offset",
+        Sig::VAA => "vec source, AR base, AR offset/stride",
+        Sig::VAImmB => "vec source, AR base, immediate, vbool mask (may also be written second)",
+        Sig::VAAB => {
+            "vec source, AR base, AR offset/stride, vbool mask (may also be written second)"
+        }
+        Sig::BAImm => "vbool source, AR base, immediate",
+        Sig::VUA => "vec source, valign, AR address",
+        Sig::VUAA => "vec source, valign, AR address, AR byte count",
+        Sig::UAImm => "valign, AR base, immediate",
+        Sig::UA => "valign, AR address",
+        Sig::UAA => "valign, AR address, AR increment",
+        Sig::U => "valign",
+    }
+}
+
+/// Explain bundle bytes.
+pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
+    let mut out = Vec::new();
+    for (off, d) in codec::decode_all(bytes)? {
+        let raw = &bytes[off..off + d.len()];
+        let w = xstore_core::hex::le(&raw[..8]);
+        match &d {
+            Decoded::Known(inst) => {
+                let fields = SV2NX8_IP_FIELDS
+                    .iter()
+                    .map(|fl| {
+                        let v = bits(w, fl.hi, fl.lo);
+                        let meaning = match fl.role {
+                            FieldRole::Imm4 => {
+                                let s = if v >= 8 { v as i64 - 16 } else { v as i64 };
+                                format!("{}: imm = {s} x 64 = {}", fl.meaning, s * 64)
+                            }
+                            FieldRole::Ar => format!("{}: a{v}", fl.meaning),
+                            FieldRole::VtLo | FieldRole::VtHi => {
+                                format!("{}: v{} in all", fl.meaning, inst.src)
+                            }
+                            FieldRole::Fixed => fl.meaning.to_string(),
+                        };
+                        ExplainField {
+                            name: fl.name.to_string(),
+                            bits: if fl.hi == fl.lo {
+                                format!("{}", fl.hi)
+                            } else {
+                                format!("{}:{}", fl.hi, fl.lo)
+                            },
+                            raw: format!("{v:#x}"),
+                            meaning,
+                            provenance: fl.prov,
+                        }
+                    })
+                    .collect();
+                let mut ex = mnemonic(&inst.op().name).expect("a roster op");
+                out.push(Explanation {
+                    title: format!("{} (8-byte FLIX bundle at byte {off})", inst.text()),
+                    hex: xstore_core::hex::encode(raw),
+                    fields,
+                    notes: {
+                        let mut n = vec![
+                            "bits are of the little-endian 64-bit bundle word: bit 8k+j is bit j \
+                             of byte k"
+                                .to_string(),
+                            "the source's prose puts vt bit 4 at byte3 bit 0; its bytes (0x9c -> \
+                             0x9e for v31) show bit 1, and the model follows the bytes"
+                                .to_string(),
+                        ];
+                        n.append(&mut ex.notes);
+                        n
+                    },
+                });
+            }
+            Decoded::Unknown { len, .. } => {
+                out.push(Explanation {
+                    title: format!("unknown {len}-byte FLIX bundle at byte {off}"),
+                    hex: xstore_core::hex::encode(raw),
+                    fields: vec![
+                        ExplainField {
+                            name: "format".into(),
+                            bits: "3:0".into(),
+                            raw: "0xf".into(),
+                            meaning: "8-byte FLIX bundle".into(),
+                            provenance: Provenance::INFERRED_HIGH,
+                        },
+                        ExplainField {
+                            name: "contents".into(),
+                            bits: "63:4".into(),
+                            raw: format!("{:#x}", w >> 4),
+                            meaning: "not the known IVP_SV2NX8_IP template: the encoding is not \
+                                      public; the bytes are kept"
+                                .into(),
+                            provenance: Provenance::Assumed,
+                        },
+                    ],
+                    notes: vec![],
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `validate`: structural checks of a bundle stream.
+pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
+    if bytes.is_empty() {
+        return Err(Diagnostic::encoding("no bytes to validate").at_byte(0, None));
+    }
+    let mut checks = Vec::new();
+    match codec::decode_all(bytes) {
+        Err(d) => {
+            checks.push(Check {
+                name: "bundle_length".into(),
+                passed: false,
+                origin: CheckOrigin::Spec,
+                detail: d.to_string(),
+            });
+        }
+        Ok(list) => {
+            checks.push(Check {
+                name: "bundle_length".into(),
+                passed: true,
+                origin: CheckOrigin::Spec,
+                detail: format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
+            });
+            let unknown: Vec<usize> = list
+                .iter()
+                .filter(|(_, d)| matches!(d, Decoded::Unknown { .. }))
+                .map(|(o, _)| *o)
+                .collect();
+            checks.push(Check {
+                name: "known_encoding".into(),
+                passed: unknown.is_empty(),
+                origin: CheckOrigin::Spec,
+                detail: if unknown.is_empty() {
+                    "every bundle matches the public IVP_SV2NX8_IP template".into()
+                } else {
+                    format!(
+                        "not checkable: the bundle(s) at byte {:?} match no public template",
+                        unknown
+                    )
+                },
+            });
+            checks.push(Check {
+                name: "one_store_per_bundle".into(),
+                passed: true,
+                origin: CheckOrigin::Spec,
+                detail: "the known bundle holds one store, in slot s0".into(),
+            });
+        }
+    }
+    Ok(Validation::from_checks(checks))
+}
