@@ -310,7 +310,8 @@ impl Transaction {
         self.write_aligned(addr, bytes, 1);
     }
 
-    /// Write `bytes` at `addr`, faulting unless `addr % align == 0`.
+    /// Write `bytes` at `addr`, faulting unless `addr % align == 0` (`align` is a
+    /// power of two).
     pub fn write_aligned(&mut self, addr: u64, bytes: &[u8], align: u64) {
         self.push_op(addr, bytes.len(), NO_MASK, align);
         self.data.extend_from_slice(bytes);
@@ -356,12 +357,13 @@ impl Transaction {
     }
 
     fn push_op(&mut self, addr: u64, len: usize, mask: usize, align: u64) {
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
         self.ops.push(WriteOp {
             addr,
             len,
             data: self.data.len(),
             mask,
-            align: align.max(1),
+            align,
         });
     }
 
@@ -374,13 +376,70 @@ impl Transaction {
     }
 }
 
-type Page = Box<[u8; PAGE_SIZE as usize]>;
+/// One page of data, aligned to its size so that aligned accesses never split
+/// a cache line.
+#[derive(Debug, Clone)]
+#[repr(C, align(4096))]
+struct PageData([u8; PAGE_SIZE as usize]);
+
+type Page = Box<PageData>;
+
+/// Pages per leaf of the page table (a leaf maps 2 MiB of address space).
+const LEAF_SHIFT: u32 = 9;
+const LEAF_PAGES: usize = 1 << LEAF_SHIFT;
+
+/// The sparse page table: leaves of 512 page slots, found through a small hash
+/// index keyed by `page >> 9`. The index stays small and hot for the address
+/// ranges real programs touch, so a look-up is one hash probe and one array index.
+#[derive(Debug, Clone, Default)]
+struct PageTable {
+    index: FxHashMap<u64, u32>,
+    leaves: Vec<Box<[Option<Page>; LEAF_PAGES]>>,
+    count: u64,
+}
+
+impl PageTable {
+    #[inline]
+    fn get(&self, pn: u64) -> Option<&[u8; PAGE_SIZE as usize]> {
+        let leaf = *self.index.get(&(pn >> LEAF_SHIFT))?;
+        self.leaves[leaf as usize][pn as usize & (LEAF_PAGES - 1)]
+            .as_deref()
+            .map(|p| &p.0)
+    }
+
+    #[inline]
+    fn contains(&self, pn: u64) -> bool {
+        self.get(pn).is_some()
+    }
+
+    #[inline]
+    fn get_or_insert(
+        &mut self,
+        pn: u64,
+        make: impl FnOnce() -> Page,
+    ) -> &mut [u8; PAGE_SIZE as usize] {
+        let leaf = match self.index.get(&(pn >> LEAF_SHIFT)) {
+            Some(&l) => l as usize,
+            None => {
+                self.leaves.push(Box::new(std::array::from_fn(|_| None)));
+                let l = self.leaves.len() - 1;
+                self.index.insert(pn >> LEAF_SHIFT, l as u32);
+                l
+            }
+        };
+        let slot = &mut self.leaves[leaf][pn as usize & (LEAF_PAGES - 1)];
+        if slot.is_none() {
+            self.count += 1;
+        }
+        &mut slot.get_or_insert_with(make).0
+    }
+}
 
 /// The sparse memory.
 #[derive(Debug, Clone)]
 pub struct Memory {
     map: MemoryMap,
-    pages: FxHashMap<u64, Page>,
+    pages: PageTable,
     cap: u64,
 }
 
@@ -388,7 +447,7 @@ impl Memory {
     pub fn new(map: MemoryMap) -> Self {
         Memory {
             map,
-            pages: FxHashMap::default(),
+            pages: PageTable::default(),
             cap: DEFAULT_CAP,
         }
     }
@@ -407,14 +466,16 @@ impl Memory {
     }
     /// Bytes of pages allocated so far.
     pub fn allocated_bytes(&self) -> u64 {
-        self.pages.len() as u64 * PAGE_SIZE
+        self.pages.count * PAGE_SIZE
     }
 
     /// Check every write of `tx` without changing anything. Writes are checked in
     /// order; for each: overflow, then alignment, then each touched byte's mapping
     /// and permission. Last, the allocation cap.
     pub fn probe(&self, tx: &Transaction) -> Result<(), Fault> {
-        let mut new_pages: Vec<u64> = Vec::new();
+        // An upper bound on the pages the transaction spans is cheap; pages are
+        // counted exactly (hash look-ups) only when that bound could pass the cap.
+        let mut bound = 0u64;
         for op in &tx.ops {
             if op.len == 0 {
                 continue;
@@ -423,7 +484,7 @@ impl Memory {
                 kind: FaultKind::AddressOverflow { len: op.len as u64 },
                 addr: op.addr,
             })?;
-            if op.addr % op.align != 0 {
+            if op.addr & (op.align - 1) != 0 {
                 return Err(Fault {
                     kind: FaultKind::Misaligned { align: op.align },
                     addr: op.addr,
@@ -431,30 +492,52 @@ impl Memory {
             }
             if op.mask == NO_MASK {
                 self.probe_range(op.addr, last)?;
-                self.note_new_pages(op.addr, last, &mut new_pages);
             } else {
                 let mask = &tx.masks[op.mask..op.mask + op.len];
                 for (i, &m) in mask.iter().enumerate() {
                     if m != 0 {
                         let a = op.addr + i as u64;
                         self.probe_range(a, a)?;
+                    }
+                }
+            }
+            bound += (last >> PAGE_SHIFT) - (op.addr >> PAGE_SHIFT) + 1;
+        }
+        let room = self.cap.saturating_sub(self.allocated_bytes()) / PAGE_SIZE;
+        if bound > room {
+            self.probe_cap(tx, room)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    /// Exact allocation-cap check: the distinct missing pages the transaction's
+    /// touched bytes need, against the room left.
+    fn probe_cap(&self, tx: &Transaction, room: u64) -> Result<(), Fault> {
+        let mut new_pages: Vec<u64> = Vec::new();
+        for (addr, data, mask) in tx.writes() {
+            if data.is_empty() {
+                continue;
+            }
+            match mask {
+                None => self.note_new_pages(addr, addr + (data.len() as u64 - 1), &mut new_pages),
+                Some(mask) => {
+                    for (i, _) in mask.iter().enumerate().filter(|(_, &m)| m != 0) {
+                        let a = addr + i as u64;
                         self.note_new_pages(a, a, &mut new_pages);
                     }
                 }
             }
         }
-        if !new_pages.is_empty() {
-            new_pages.sort_unstable();
-            new_pages.dedup();
-            let needed = self.allocated_bytes() + new_pages.len() as u64 * PAGE_SIZE;
-            if needed > self.cap {
-                // Report the first page, in address order, that the cap cannot hold.
-                let room = (self.cap.saturating_sub(self.allocated_bytes()) / PAGE_SIZE) as usize;
-                return Err(Fault {
-                    kind: FaultKind::AllocationCap { cap: self.cap },
-                    addr: new_pages[room.min(new_pages.len() - 1)] << PAGE_SHIFT,
-                });
-            }
+        new_pages.sort_unstable();
+        new_pages.dedup();
+        if new_pages.len() as u64 > room {
+            // The first page, in address order, that the cap cannot hold.
+            return Err(Fault {
+                kind: FaultKind::AllocationCap { cap: self.cap },
+                addr: new_pages[room as usize] << PAGE_SHIFT,
+            });
         }
         Ok(())
     }
@@ -558,6 +641,12 @@ impl Memory {
     #[inline]
     fn check_mapped(&self, addr: u64, last: u64, write: bool) -> Result<(), Fault> {
         let regions = self.map.regions();
+        // Fast path: the whole span inside one region of a one-region map.
+        if let [r] = regions {
+            if r.base <= addr && last <= r.last && !(write && r.access == Access::ReadOnly) {
+                return Ok(());
+            }
+        }
         let mut a = addr;
         let mut idx = self.map.find(a).ok_or(Fault {
             kind: FaultKind::Unmapped,
@@ -588,49 +677,51 @@ impl Memory {
     fn note_new_pages(&self, addr: u64, last: u64, out: &mut Vec<u64>) {
         let (p0, p1) = (addr >> PAGE_SHIFT, last >> PAGE_SHIFT);
         for p in p0..=p1 {
-            if !self.pages.contains_key(&p) {
+            if !self.pages.contains(p) {
                 out.push(p);
             }
         }
     }
 
     fn new_page(map: &MemoryMap, pn: u64) -> Page {
-        let mut page: Page = Box::new([0u8; PAGE_SIZE as usize]);
+        let mut page: Page = Box::new(PageData([0u8; PAGE_SIZE as usize]));
         let start = pn << PAGE_SHIFT;
         let end = start | (PAGE_SIZE - 1);
         for r in map.regions() {
             if r.fill != 0 && r.base <= end && r.last >= start {
                 let lo = (r.base.max(start) - start) as usize;
                 let hi = (r.last.min(end) - start) as usize;
-                page[lo..=hi].fill(r.fill);
+                page.0[lo..=hi].fill(r.fill);
             }
         }
         page
     }
 
+    #[inline]
+    fn page_mut(&mut self, pn: u64) -> &mut [u8; PAGE_SIZE as usize] {
+        let map = &self.map;
+        self.pages.get_or_insert(pn, || Self::new_page(map, pn))
+    }
+
     fn apply(&mut self, addr: u64, data: &[u8], mask: Option<&[u8]>) {
+        // Fast path: an unmasked write inside one page.
+        let off = (addr & (PAGE_SIZE - 1)) as usize;
+        if mask.is_none() && off + data.len() <= PAGE_SIZE as usize {
+            self.page_mut(addr >> PAGE_SHIFT)[off..off + data.len()].copy_from_slice(data);
+            return;
+        }
         let mut done = 0usize;
         while done < data.len() {
             let a = addr + done as u64;
             let off = (a & (PAGE_SIZE - 1)) as usize;
             let n = (PAGE_SIZE as usize - off).min(data.len() - done);
             let chunk = &data[done..done + n];
-            let map = &self.map;
             match mask {
-                None => {
-                    let page = self
-                        .pages
-                        .entry(a >> PAGE_SHIFT)
-                        .or_insert_with(|| Self::new_page(map, a >> PAGE_SHIFT));
-                    page[off..off + n].copy_from_slice(chunk);
-                }
+                None => self.page_mut(a >> PAGE_SHIFT)[off..off + n].copy_from_slice(chunk),
                 Some(mask) => {
                     let m = &mask[done..done + n];
                     if m.iter().any(|&b| b != 0) {
-                        let page = self
-                            .pages
-                            .entry(a >> PAGE_SHIFT)
-                            .or_insert_with(|| Self::new_page(map, a >> PAGE_SHIFT));
+                        let page = self.page_mut(a >> PAGE_SHIFT);
                         for ((dst, &src), &mb) in page[off..off + n].iter_mut().zip(chunk).zip(m) {
                             *dst = (*dst & !mb) | (src & mb);
                         }
@@ -647,7 +738,7 @@ impl Memory {
             let a = addr + done as u64;
             let off = (a & (PAGE_SIZE - 1)) as usize;
             let n = (PAGE_SIZE as usize - off).min(buf.len() - done);
-            match self.pages.get(&(a >> PAGE_SHIFT)) {
+            match self.pages.get(a >> PAGE_SHIFT) {
                 Some(page) => buf[done..done + n].copy_from_slice(&page[off..off + n]),
                 None => {
                     for (i, b) in buf[done..done + n].iter_mut().enumerate() {

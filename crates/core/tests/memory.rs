@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 use xstore_core::mem::{MapError, TraceEvent, PAGE_SIZE};
-use xstore_core::{Access, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace};
+use xstore_core::{
+    Access, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace,
+};
 
 fn rw(base: u64, size: u64) -> Region {
     Region::new(base, size, Access::ReadWrite).unwrap()
@@ -55,9 +57,21 @@ fn region_edges_fault_at_the_first_byte_outside() {
     let mut m = mem(vec![rw(0x1000, 0x100)]);
     commit(&mut m, |t| t.write(0x10fc, &[1, 2, 3, 4])).unwrap();
     let f = commit(&mut m, |t| t.write(0x10fe, &[9, 9, 9, 9])).unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::Unmapped, addr: 0x1100 });
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::Unmapped,
+            addr: 0x1100
+        }
+    );
     let f = commit(&mut m, |t| t.write(0xffe, &[9, 9, 9, 9])).unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::Unmapped, addr: 0xffe });
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::Unmapped,
+            addr: 0xffe
+        }
+    );
     assert_eq!(read(&m, 0x10fc, 4), vec![1, 2, 3, 4]);
 }
 
@@ -82,7 +96,13 @@ fn a_region_may_reach_the_top_of_the_address_space() {
 fn an_access_past_the_top_is_an_overflow_fault() {
     let mut m = mem(vec![rw(u64::MAX - 0xfff, 0x1000)]);
     let f = commit(&mut m, |t| t.write(u64::MAX - 1, &[1, 2, 3])).unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::AddressOverflow { len: 3 }, addr: u64::MAX - 1 });
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::AddressOverflow { len: 3 },
+            addr: u64::MAX - 1
+        }
+    );
     let mut b = [0u8; 2];
     assert_eq!(
         m.read(u64::MAX, &mut b).unwrap_err().kind,
@@ -93,23 +113,37 @@ fn an_access_past_the_top_is_an_overflow_fault() {
 
 #[test]
 fn maps_reject_overlap_zero_size_and_passing_the_top() {
-    assert_eq!(Region::new(5, 0, Access::ReadWrite).unwrap_err(), MapError::ZeroSize { base: 5 });
+    assert_eq!(
+        Region::new(5, 0, Access::ReadWrite).unwrap_err(),
+        MapError::ZeroSize { base: 5 }
+    );
     assert!(matches!(
         Region::new(u64::MAX, 2, Access::ReadWrite).unwrap_err(),
         MapError::PastTop { .. }
     ));
     let e = MemoryMap::new(vec![rw(0x100, 0x100).named("a"), rw(0x1ff, 1).named("b")]).unwrap_err();
     assert!(matches!(e, MapError::Overlap { .. }));
-    assert!(e.to_string().contains("`a`") && e.to_string().contains("`b`"), "{e}");
+    assert!(
+        e.to_string().contains("`a`") && e.to_string().contains("`b`"),
+        "{e}"
+    );
     MemoryMap::new(vec![rw(0x100, 0x100), rw(0x200, 1)]).unwrap();
 }
 
 #[test]
 fn read_only_regions_fault_and_stay_readable() {
-    let ro = Region::new(0x2000, 0x100, Access::ReadOnly).unwrap().with_fill(0x11);
+    let ro = Region::new(0x2000, 0x100, Access::ReadOnly)
+        .unwrap()
+        .with_fill(0x11);
     let mut m = mem(vec![rw(0x1000, 0x1000), ro]);
     let f = commit(&mut m, |t| t.write(0x1ffe, &[1, 2, 3])).unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::ReadOnly, addr: 0x2000 });
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::ReadOnly,
+            addr: 0x2000
+        }
+    );
     assert_eq!(read(&m, 0x1ffe, 3), vec![0, 0, 0x11]);
     // Scenario initialisation may put data in a read-only region.
     m.load(0x2010, &[0xab]).unwrap();
@@ -138,7 +172,10 @@ fn nibble_masks_keep_the_sibling_nibble() {
     })
     .unwrap();
     assert_eq!(read(&m, 0x10, 2), vec![0xa5, 0x6d]);
-    commit(&mut m, |t| t.write_masked(0x10, &[0xff, 0x00], &[0xf0, 0x0f])).unwrap();
+    commit(&mut m, |t| {
+        t.write_masked(0x10, &[0xff, 0x00], &[0xf0, 0x0f])
+    })
+    .unwrap();
     assert_eq!(read(&m, 0x10, 2), vec![0xf5, 0x60]);
 }
 
@@ -147,19 +184,38 @@ fn byte_enables_skip_disabled_bytes_even_when_unmapped() {
     let mut m = mem(vec![rw(0x1000, 4)]);
     m.load(0x1000, &[9, 9, 9, 9]).unwrap();
     commit(&mut m, |t| {
-        t.write_enabled(0xffe, &[1, 2, 3, 4, 5, 6], &[false, false, true, false, true, false])
+        t.write_enabled(
+            0xffe,
+            &[1, 2, 3, 4, 5, 6],
+            &[false, false, true, false, true, false],
+        )
     })
     .unwrap();
     assert_eq!(read(&m, 0x1000, 4), vec![3, 9, 5, 9]);
-    let f = commit(&mut m, |t| t.write_enabled(0xffe, &[1, 2, 3], &[false, true, true])).unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::Unmapped, addr: 0xfff });
+    let f = commit(&mut m, |t| {
+        t.write_enabled(0xffe, &[1, 2, 3], &[false, true, true])
+    })
+    .unwrap_err();
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::Unmapped,
+            addr: 0xfff
+        }
+    );
 }
 
 #[test]
 fn alignment_is_checked_before_the_mapping() {
     let mut m = mem(vec![rw(0x1000, 0x100)]);
     let f = commit(&mut m, |t| t.write_aligned(0x2002, &[0; 4], 4)).unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::Misaligned { align: 4 }, addr: 0x2002 });
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::Misaligned { align: 4 },
+            addr: 0x2002
+        }
+    );
     commit(&mut m, |t| t.write_aligned(0x1004, &[1; 4], 4)).unwrap();
 }
 
@@ -174,7 +230,11 @@ fn writes_are_probed_in_order_and_the_first_failure_is_reported() {
     })
     .unwrap_err();
     assert_eq!(f.kind, FaultKind::ReadOnly);
-    assert_eq!(read(&m, 0x1000, 1), vec![0], "the earlier good write did not happen");
+    assert_eq!(
+        read(&m, 0x1000, 1),
+        vec![0],
+        "the earlier good write did not happen"
+    );
 }
 
 #[test]
@@ -186,7 +246,13 @@ fn the_allocation_cap_is_a_clear_error_that_writes_nothing() {
         t.write(0x5000, &[3]);
     })
     .unwrap_err();
-    assert_eq!(f, Fault { kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE }, addr: 0x5000 });
+    assert_eq!(
+        f,
+        Fault {
+            kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE },
+            addr: 0x5000
+        }
+    );
     assert!(f.to_string().contains("--mem-cap"), "{f}");
     assert_eq!(m.allocated_bytes(), PAGE_SIZE);
     assert_eq!(read(&m, 0x1000, 1), vec![0]);
@@ -211,11 +277,26 @@ fn the_trace_sees_writes_in_commit_order_and_faults() {
     assert_eq!(
         tr.events,
         vec![
-            TraceEvent::Write { addr: 0x20, bytes: vec![1, 2] },
-            TraceEvent::Write { addr: 0, bytes: vec![0xfa] },
-            TraceEvent::Write { addr: 0x40, bytes: vec![1, 2] },
-            TraceEvent::Write { addr: 0x43, bytes: vec![4] },
-            TraceEvent::Fault(Fault { kind: FaultKind::Unmapped, addr: 0x2000 }),
+            TraceEvent::Write {
+                addr: 0x20,
+                bytes: vec![1, 2]
+            },
+            TraceEvent::Write {
+                addr: 0,
+                bytes: vec![0xfa]
+            },
+            TraceEvent::Write {
+                addr: 0x40,
+                bytes: vec![1, 2]
+            },
+            TraceEvent::Write {
+                addr: 0x43,
+                bytes: vec![4]
+            },
+            TraceEvent::Fault(Fault {
+                kind: FaultKind::Unmapped,
+                addr: 0x2000
+            }),
         ]
     );
 }
@@ -224,7 +305,13 @@ fn the_trace_sees_writes_in_commit_order_and_faults() {
 fn reads_of_unmapped_bytes_fault() {
     let m = mem(vec![rw(0x1000, 0x10)]);
     let mut b = [0u8; 4];
-    assert_eq!(m.read(0x100e, &mut b).unwrap_err(), Fault { kind: FaultKind::Unmapped, addr: 0x1010 });
+    assert_eq!(
+        m.read(0x100e, &mut b).unwrap_err(),
+        Fault {
+            kind: FaultKind::Unmapped,
+            addr: 0x1010
+        }
+    );
     assert_eq!(m.peek(0x100f, 2), vec![Some(0), None]);
 }
 
@@ -240,22 +327,36 @@ enum Op {
 fn arb_map() -> impl Strategy<Value = Vec<Region>> {
     // Up to four regions carved from a small window (plus, sometimes, the top
     // of the address space), with random access and fill.
-    prop::collection::vec((0u64..16, 1u64..4, any::<bool>(), any::<u8>(), any::<bool>()), 0..4).prop_map(
-        |specs| {
-            let mut out: Vec<Region> = Vec::new();
-            for (slot, len, ro, fill, top) in specs {
-                let base = if top { u64::MAX - 0x3ff } else { 0x1000 + slot * 0x200 };
-                let size = if top { 0x400 } else { len * 0x180 };
-                let r = Region::new(base, size, if ro { Access::ReadOnly } else { Access::ReadWrite })
-                    .unwrap()
-                    .with_fill(fill);
-                if out.iter().all(|o| r.last < o.base || r.base > o.last) {
-                    out.push(r);
-                }
-            }
-            out
-        },
+    prop::collection::vec(
+        (0u64..16, 1u64..4, any::<bool>(), any::<u8>(), any::<bool>()),
+        0..4,
     )
+    .prop_map(|specs| {
+        let mut out: Vec<Region> = Vec::new();
+        for (slot, len, ro, fill, top) in specs {
+            let base = if top {
+                u64::MAX - 0x3ff
+            } else {
+                0x1000 + slot * 0x200
+            };
+            let size = if top { 0x400 } else { len * 0x180 };
+            let r = Region::new(
+                base,
+                size,
+                if ro {
+                    Access::ReadOnly
+                } else {
+                    Access::ReadWrite
+                },
+            )
+            .unwrap()
+            .with_fill(fill);
+            if out.iter().all(|o| r.last < o.base || r.base > o.last) {
+                out.push(r);
+            }
+        }
+        out
+    })
 }
 
 fn arb_addr() -> impl Strategy<Value = u64> {
@@ -264,12 +365,20 @@ fn arb_addr() -> impl Strategy<Value = u64> {
 
 fn arb_op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (arb_addr(), prop::collection::vec(any::<u8>(), 0..300), prop_oneof![Just(1u64), Just(2), Just(4), Just(8)])
+        (
+            arb_addr(),
+            prop::collection::vec(any::<u8>(), 0..300),
+            prop_oneof![Just(1u64), Just(2), Just(4), Just(8)]
+        )
             .prop_map(|(a, d, al)| Op::Plain(a, d, al)),
-        (arb_addr(), prop::collection::vec((any::<u8>(), any::<bool>()), 0..80)).prop_map(|(a, v)| {
-            let (d, e) = v.into_iter().unzip();
-            Op::Enabled(a, d, e)
-        }),
+        (
+            arb_addr(),
+            prop::collection::vec((any::<u8>(), any::<bool>()), 0..80)
+        )
+            .prop_map(|(a, v)| {
+                let (d, e) = v.into_iter().unzip();
+                Op::Enabled(a, d, e)
+            }),
         (arb_addr(), any::<u8>(), any::<bool>()).prop_map(|(a, v, h)| Op::Nibble(a, v, h)),
     ]
 }

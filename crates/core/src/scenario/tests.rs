@@ -82,7 +82,13 @@ fn every_common_key_is_read() {
     assert_eq!((mem[1].line, mem[1].col), (13, 1));
     assert_eq!(sc.init[0].addr, 0x300);
     assert_eq!(sc.init[0].data, InitData::Hex(vec![0xff; 4]));
-    assert_eq!(sc.init[1].data, InitData::Fill { byte: 0xaa, len: 64 });
+    assert_eq!(
+        sc.init[1].data,
+        InitData::Fill {
+            byte: 0xaa,
+            len: 64
+        }
+    );
     assert_eq!(sc.regs.len(), 1);
     assert_eq!(sc.regs[0].0.name, "pe0.a0");
     assert_eq!(sc.regs[0].1.as_u64("r").unwrap(), 0x300);
@@ -112,7 +118,9 @@ fn every_common_key_is_read() {
 
 #[test]
 fn minimal_scenario_with_program_hex_and_defaults() {
-    let sc = parse("isa = \"neuron\"\nprogram_hex = \"ab10 0000\"\n[expect]\nfault = \"unmapped\"\n").unwrap();
+    let sc =
+        parse("isa = \"neuron\"\nprogram_hex = \"ab10 0000\"\n[expect]\nfault = \"unmapped\"\n")
+            .unwrap();
     assert_eq!(
         sc.program,
         Program::Hex {
@@ -263,6 +271,9 @@ fn errors_name_the_key_and_its_position() {
     ];
     for (text, want) in cases {
         let got = err(text);
-        assert!(got.starts_with(want), "\n input: {text:?}\n want: {want}\n  got: {got}");
+        assert!(
+            got.starts_with(want),
+            "\n input: {text:?}\n want: {want}\n  got: {got}"
+        );
     }
 }
