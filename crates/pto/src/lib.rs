@@ -304,8 +304,8 @@ impl Isa for Model {
         mem: &mut Memory,
         trace: &mut VecTrace,
     ) -> Result<Exec, Diagnostic> {
-        let m = scen::parse_state(sc)?;
-        let prog = scen::parse_program(sc)?;
+        let m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+        let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
         let mut scratch = Scratch::default();
         let mut exec = Exec::ok(0);
         exec.regs = reg_reports(&m);
@@ -347,8 +347,8 @@ impl Isa for Model {
         Ok(exec)
     }
     fn lint(&self, sc: &Scenario, _mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
-        let m = scen::parse_state(sc)?;
-        let prog = scen::parse_program(sc)?;
+        let m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+        let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
         Ok(lint::lint(&m, &prog))
     }
     fn examples(&self) -> &'static [Example] {

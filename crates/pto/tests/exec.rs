@@ -1,0 +1,919 @@
+//! Execution: the block checker rules, legality, CUBE geometry, fault order,
+//! the fault-writes-nothing property and a naive nested-loop reference.
+
+use proptest::prelude::*;
+use std::collections::HashMap;
+use xstore_core::isa::run_scenario;
+use xstore_core::mem::TraceEvent;
+use xstore_core::scenario::{Outcome, Scenario};
+use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
+use xstore_pto::exec::{run_words, BlockResult, Scratch};
+use xstore_pto::tables::{self, FaultKind, TileLayout, CUBE_CELLS};
+use xstore_pto::tile::{Location, Machine, Shape, Tile};
+use xstore_pto::word::Word;
+use xstore_pto::{asm, isa};
+
+fn parse(text: &str) -> Scenario {
+    Scenario::parse(text, "t.toml", &["neuron", "pto", "q7"], &|n| {
+        (n == "pto").then(|| isa().scenario_keys())
+    })
+    .unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn words(text: &str) -> Vec<Word> {
+    asm::assemble(text)
+        .unwrap()
+        .iter()
+        .map(|s| s.word)
+        .collect()
+}
+
+fn bytes(text: &str) -> Vec<u8> {
+    isa().asm(text).unwrap().concat()
+}
+
+// ---------------------------------------------------------------------------
+// Block checker
+// ---------------------------------------------------------------------------
+
+const GOOD: &str =
+    "BSTART.TSTORE U8; B.DIM LB0, 4; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP";
+
+#[test]
+fn a_well_formed_block_validates() {
+    let v = isa().validate(&bytes(GOOD)).unwrap();
+    assert!(v.valid, "{:?}", v.failed);
+    assert!(v.checks.len() >= 14);
+    let v = isa()
+        .validate(&bytes(
+            "BSTART.TSTORE FP16; B.IOS S7, mask=1111; B.SUBVIEW 0, a0, 0, 7; BSTOP",
+        ))
+        .unwrap();
+    assert!(v.valid, "{:?}", v.failed);
+    let v = isa()
+        .validate(&bytes(
+            "BSTART.TSTORE U8; B.DATR N82ND, DTYPE_NONE, pad=2; C.B.DIMI 8, ->LB0; C.B.DIMI 2, ->LB1; B.IOT M#1, mask=1111, last; C.BSTOP",
+        ))
+        .unwrap();
+    assert!(v.valid, "{:?}", v.failed);
+}
+
+#[test]
+fn every_block_checker_rule_is_enforced() {
+    let cases: &[(&str, &str)] = &[
+        ("B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: block_delimited"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last", "Fault_BundleControl: block_delimited"),
+        ("BSTART.TSTORE U8; BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: block_delimited"),
+        ("BSTART.TSTORE U8; B.DIM LB0, 4; C.B.DIMI 4, ->LB0; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: lb_write_once"),
+        ("BSTART.TSTORE U8; B.DATR NORM, FP64; B.DATR NORM, FP64; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: single_datr"),
+        ("BSTART.TSTORE U8; B.IOR a0, a1; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: single_ior"),
+        ("BSTART.TSTORE U8; B.IOR a0, a1, a2; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: ior_surplus_fields"),
+        ("BSTART.TSTORE U8; B.IOR a0, a1, ->a3; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: ior_surplus_fields"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000; BSTOP", "Fault_BundleControl: iot_closed_by_l"),
+        ("BSTART.TSTORE U8; B.IOR a0, a1; BSTOP", "Fault_BundleControl: one_source_domain"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: one_source_domain"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.IOR a0, a1; BSTOP", "Fault_BundleControl: header_order"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.DIM LB0, 3; BSTOP", "Fault_BundleControl: header_order"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.SUBVIEW 0, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
+        ("BSTART.TSTORE U8; B.SUBVIEW 0, a0, 0, 1; B.IOS S1, mask=1000; BSTOP", "Fault_BundleControl: subview_placement"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.SUBVIEW 1, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.SUBVIEW 0, a0, 0, 1; B.SUBVIEW 0, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000, size=2; BSTOP", "Fault_BundleControl: ios_is_source"),
+        ("BSTART.TSTORE U8; B.DATR NORM, FP64, pad=1; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR NORM, U8; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR L7, FP64; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR M322ND, U8; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE, sat; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE; B.DIM LB0, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dims"),
+        ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 4; B.DIM LB2, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dims"),
+        ("BSTART.TSTORE FP64; B.DATR N82ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dtype"),
+        ("BSTART.TSTORE HiF4X2; B.DATR N82ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dtype"),
+        ("BSTART.TSTORE U8; B.DATR N82ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 4; B.IOS S1, mask=1000; BSTOP", "Fault_TileLegality: shared_not_cube"),
+    ];
+    let m = Machine::new();
+    for (text, name) in cases {
+        let v = isa().validate(&bytes(text)).unwrap();
+        assert!(!v.valid, "{text}");
+        assert!(v.failed.iter().any(|f| f == name), "{text}: {:?}", v.failed);
+        // Execution raises the first rule's fault kind with nothing written.
+        let kind = if name.starts_with("Fault_BundleControl") {
+            FaultKind::BundleControl
+        } else {
+            FaultKind::TileLegality
+        };
+        let mut mem = Memory::new(
+            MemoryMap::new(vec![Region::new(0, 4096, Access::ReadWrite).unwrap()]).unwrap(),
+        );
+        let mut tr = VecTrace::default();
+        match run_words(&m, &words(text), &mut mem, &mut Scratch::default(), &mut tr) {
+            BlockResult::Fault(f) => assert_eq!(f.kind, kind, "{text}: {}", f.message),
+            other => panic!("{text}: {other:?}"),
+        }
+        assert!(tr.events.is_empty());
+    }
+}
+
+#[test]
+fn undecodable_words_fail_validation_and_fault_illegal_instruction() {
+    let mut b = bytes(GOOD);
+    b[3] = 0xf8; // BSTART DataType 31
+    let v = isa().validate(&b).unwrap();
+    assert_eq!(v.failed, ["Fault_IllegalInstruction: decode"]);
+    let sc = parse(&format!(
+        "isa = \"pto\"\nprogram_hex = \"{}\"\n[expect]\noutcome = \"fault\"\nfault = \"IllegalInstruction\"\n",
+        xstore_core::hex::encode(&b)
+    ));
+    let r = run_scenario(isa(), &sc, 1 << 30).unwrap();
+    assert!(r.expect_failures.is_empty(), "{:?}", r.expect_failures);
+    assert_eq!(r.exec.fault.unwrap().code, Some(4));
+}
+
+#[test]
+fn tload_blocks_are_reported_as_unsupported() {
+    let d = isa()
+        .validate(&bytes("BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP"))
+        .unwrap_err();
+    assert!(d.to_string().contains("TLOAD"), "{d}");
+}
+
+// ---------------------------------------------------------------------------
+// Scenarios: legality, pending, program-level behaviour
+// ---------------------------------------------------------------------------
+
+fn run(text: &str) -> xstore_core::isa::RunResult {
+    run_scenario(isa(), &parse(text), 1 << 30).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn tile_toml(pe: u32, reg: &str, dtype: &str, extra: &str) -> String {
+    format!(
+        "[[tile]]\npe = {pe}\nreg = \"{reg}\"\ndtype = \"{dtype}\"\ncapacity = 128\ncols = 8\nvalid_rows = 2\nvalid_cols = 4\n{extra}\n"
+    )
+}
+
+fn fault_of(program: &str, state: &str) -> (String, String) {
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"\"\"\n{program}\n\"\"\"\n{state}"
+    ));
+    assert!(r.writes.is_empty());
+    let f = r
+        .exec
+        .fault
+        .unwrap_or_else(|| panic!("{program}: no fault ({:?})", r.exec.outcome));
+    (f.kind, f.message)
+}
+
+#[test]
+fn per_pe_legality_faults_name_their_rule() {
+    let t = tile_toml(0, "T#1", "U8", "");
+    let cases: &[(&str, String, &str, &str)] = &[
+        ("BSTART.TSTORE U16; B.IOT T#1, mask=1000, last; BSTOP", t.clone(), "TileLegality", "source_dtype"),
+        ("BSTART.TSTORE U8; B.DIM LB0, 5; B.IOT T#1, mask=1000, last; BSTOP", t.clone(), "TileLegality", "source_dims"),
+        ("BSTART.TSTORE U8; B.DIM LB1, 3; B.IOT T#1, mask=1000, last; BSTOP", t.clone(), "TileLegality", "source_dims"),
+        ("BSTART.TSTORE U8; C.B.DIMI 0, ->LB0; B.IOT T#1, mask=1000, last; BSTOP", t.clone(), "TileLegality", "source_dims"),
+        ("BSTART.TSTORE U8; B.DIM LB2, 3; B.IOT T#1, mask=1000, last; BSTOP", t.clone(), "TileLegality", "source_dims"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1100, last; BSTOP", t.clone(), "TileAllocation", "tile_allocated"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP", tile_toml(0, "T#1", "U8", "undefined = [5]"), "TileLegality", "source_defined"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP", tile_toml(0, "T#1", "U8", "layout = \"cube_n8\""), "TileLegality", "source_layout"),
+        (
+            "BSTART.TSTORE U8; B.DATR N82ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 2; B.IOT T#1, mask=1000, last; BSTOP",
+            tile_toml(0, "T#1", "U8", "layout = \"cube_n8\"\nlocation = \"vector\""),
+            "TileLegality",
+            "cube_descriptor",
+        ),
+        (
+            "BSTART.TSTORE U8; B.DATR N82ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 1; B.IOT T#1, mask=1000, last; BSTOP",
+            tile_toml(0, "T#1", "U8", "layout = \"cube_n8\""),
+            "TileLegality",
+            "cube_descriptor",
+        ),
+        (
+            "BSTART.TSTORE U8; B.DATR N82ND, DTYPE_NONE; B.DIM a0, 0, ->LB0; B.DIM LB1, 2; B.IOT T#1, mask=1000, last; BSTOP",
+            tile_toml(0, "T#1", "U8", "layout = \"cube_n8\""),
+            "TileLegality",
+            "cube_dims",
+        ),
+    ];
+    for (p, st, kind, rule) in cases {
+        let (k, msg) = fault_of(p, st);
+        assert_eq!(&k, kind, "{p}: {msg}");
+        assert!(msg.contains(rule), "{p}: {msg}");
+    }
+    // The first failing PE in PE0 → PE3 order is reported.
+    let st = format!(
+        "{}{}",
+        tile_toml(0, "T#1", "U8", ""),
+        tile_toml(1, "T#1", "U16", "")
+    );
+    let (k, msg) = fault_of("BSTART.TSTORE U8; B.IOT T#1, mask=1110, last; BSTOP", &st);
+    assert_eq!(k, "TileLegality");
+    assert!(msg.contains("PE1"), "{msg}");
+    // An undefined element outside the stored rectangle is fine.
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.DIM LB0, 2; B.IOT T#1, mask=1000, last; BSTOP\"\n{}",
+        tile_toml(0, "T#1", "U8", "undefined = [3, 7]")
+    ));
+    assert_eq!(r.exec.outcome, Outcome::Ok);
+}
+
+#[test]
+fn lb_from_gprs_is_per_pe_and_wraps_mod_2_16() {
+    // LB0 = (a0 + 2) mod 2^16: PE0 a0 = 0xffff → 1 column; PE1 a0 = 1 → 3.
+    let st = format!(
+        "[regs]\n\"pe0.a0\" = 0xffff\n\"pe1.a0\" = 1\n\"pe1.a2\" = 0x40\n{}{}",
+        tile_toml(0, "T#1", "U8", "data = [1,2,3,4,5,6,7,8]"),
+        tile_toml(1, "T#1", "U8", "data = [9,10,11,12,13,14,15,16]")
+    );
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.DIM a0, 2, ->LB0; B.DIM LB1, 1; B.IOR a2, zero; B.IOT T#1, mask=1100, last; BSTOP\"\n{st}"
+    ));
+    assert_eq!(r.exec.outcome, Outcome::Ok, "{:?}", r.exec.fault);
+    let w: Vec<(u64, String)> = r.writes.iter().map(|w| (w.addr, w.hex.clone())).collect();
+    assert_eq!(w, [(0, "01".to_string()), (0x40, "090a0b".to_string())]);
+}
+
+#[test]
+fn shared_sources_pend_or_check_their_geometry() {
+    let shared = |published: bool, extra: &str| {
+        format!("[[shared]]\nid = 4\npublished = {published}\ndtype = \"U8\"\ncapacity = 256\ncols = 64\nvalid_rows = 4\nvalid_cols = 64\n{extra}\n")
+    };
+    // Unpublished and unallocated sources: pending, nothing written, no fault.
+    for st in [shared(false, ""), String::new()] {
+        let r = run(&format!(
+            "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.IOS S4, mask=1111; BSTOP\"\n{st}"
+        ));
+        assert_eq!(r.exec.outcome, Outcome::Pending);
+        assert!(r.exec.fault.is_none());
+        assert!(r.writes.is_empty());
+    }
+    // Pending comes before legality (the dims would be illegal).
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U16; B.DIM LB2, 3; B.IOS S4, mask=1111; BSTOP\"\n{}",
+        shared(false, "")
+    ));
+    assert_eq!(r.exec.outcome, Outcome::Pending);
+    // LB2 must equal Col on the Shared path.
+    let (k, m) = fault_of(
+        "BSTART.TSTORE U8; B.DIM LB2, 128; B.IOS S4, mask=1000; BSTOP",
+        &shared(true, ""),
+    );
+    assert_eq!(k, "TileLegality");
+    assert!(m.contains("source_dims"), "{m}");
+    // A view past the capacity faults every PE's block before effects.
+    let (k, m) = fault_of(
+        "BSTART.TSTORE U8; B.IOS S4, mask=1100; B.SUBVIEW 0, a0, 1, 1; BSTOP",
+        &format!("[regs]\n\"pe1.a0\" = 1\n{}", shared(true, "")),
+    );
+    assert_eq!(k, "TileLegality");
+    assert!(m.contains("subview_view") && m.contains("PE1"), "{m}");
+    // A partial-row view: 128 bytes = 2 rows of 64; SizeCode 1 at cell 1 = rows 2..3.
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S4, mask=1000; B.SUBVIEW 0, zero, 1, 1; BSTOP\"\n[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 0x80\n{}",
+        shared(true, &format!("payload = \"{}\"", "ab".repeat(128) + &"cd".repeat(128)))
+    ));
+    assert_eq!(r.exec.outcome, Outcome::Ok, "{:?}", r.exec.fault);
+    let w: Vec<(u64, usize)> = r.writes.iter().map(|w| (w.addr, w.hex.len() / 2)).collect();
+    assert_eq!(w, [(0x100, 64), (0x180, 64)]);
+    assert!(r.writes.iter().all(|w| w.hex == "cd".repeat(64)));
+}
+
+#[test]
+fn a_view_inside_one_row_is_a_partial_row() {
+    // Parent rows of 512 bytes (U8, Col 512); SizeCode 1 = 128 bytes at cell 1 → row 0, columns 128..255.
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S0, mask=1000; B.SUBVIEW 0, zero, 1, 1; BSTOP\"\n[regs]\n\"pe0.a0\" = 0x200\n\"pe0.a1\" = 0\n[[shared]]\nid = 0\ndtype = \"U8\"\ncapacity = 1024\ncols = 512\nvalid_rows = 2\nvalid_cols = 200\npayload = \"{}\"\n",
+        (0..1024).map(|i| format!("{:02x}", i % 251)).collect::<String>()
+    ));
+    assert_eq!(r.exec.outcome, Outcome::Ok, "{:?}", r.exec.fault);
+    // Clipped to ValidCol 200: columns 128..199 = 72 bytes.
+    assert_eq!(r.writes.len(), 1);
+    assert_eq!(r.writes[0].addr, 0x200);
+    let want: String = (128..200).map(|i| format!("{:02x}", i % 251)).collect();
+    assert_eq!(r.writes[0].hex, want);
+}
+
+#[test]
+fn blocks_run_in_sequence_and_stop_at_the_first_fault() {
+    let st = tile_toml(0, "T#1", "U8", "data = [1,2,3,4,5,6,7,8]");
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"\"\"\nBSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP\nBSTART.TSTORE U8; B.IOT T#2, mask=1000, last; BSTOP\nBSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP\n\"\"\"\n{st}"
+    ));
+    assert_eq!(r.exec.outcome, Outcome::Fault);
+    assert_eq!(r.exec.executed, 1);
+    let f = r.exec.fault.unwrap();
+    assert_eq!(
+        (f.kind.as_str(), f.instruction),
+        ("TileAllocation", Some(1))
+    );
+    let addrs: Vec<u64> = r.writes.iter().map(|w| w.addr).collect();
+    assert_eq!(addrs, [0, 8]);
+}
+
+#[test]
+fn registers_are_reported_and_unchanged() {
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP\"\n[regs]\n\"pe3.x3\" = 7\n{}",
+        tile_toml(0, "T#1", "U8", "")
+    ));
+    assert_eq!(r.exec.regs.len(), 96);
+    assert!(r.exec.regs.iter().all(|x| !x.changed));
+    assert!(r
+        .exec
+        .regs
+        .iter()
+        .any(|x| x.name == "pe3.x3" && x.value == xstore_core::report::RegValue::Int(7)));
+}
+
+fn scenario_error(text: &str) -> String {
+    let sc = parse(text);
+    run_scenario(isa(), &sc, 1 << 30)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn scenario_errors_are_located_and_name_the_rule() {
+    let head = "isa = \"pto\"\nprogram = \"BSTOP\"\n";
+    let cases: &[(&str, &str)] = &[
+        ("[regs]\n\"pe4.a0\" = 1\n", "t.toml:4:1: error: `pe4.a0` is not a pto register"),
+        ("[regs]\n\"pe0.zero\" = 1\n", "t.toml:4:1: error: `pe0.zero`: selector 0"),
+        ("[regs]\n\"pe0.q1\" = 1\n", "t.toml:4:1"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 100\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\n", "t.toml:7:12: error: capacity 100 is not a multiple of 128 in 128..=65536 [rule: tile_capacity]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 6\nvalid_rows = 1\nvalid_cols = 1\n", "t.toml:8:8: error: Col 6 is not a nonzero power of two [rule: tile_col_pow2]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U64\"\ncapacity = 128\ncols = 32\nvalid_rows = 1\nvalid_cols = 1\n", "[rule: tile_rows_divide]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 17\nvalid_cols = 1\n", "t.toml:9:14: error: ValidRow 17 exceeds Rows 16 [rule: tile_valid_rows]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 9\n", "[rule: tile_valid_cols]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"FP64\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\nlayout = \"cube_n8\"\n", "t.toml:11:10: error: FP64 has no cube_n8 geometry [rule: tile_cube_dtype]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 4\nvalid_rows = 1\nvalid_cols = 1\nlayout = \"cube_n8\"\n", "[rule: tile_cube_cells]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ndata = [1]\n", "t.toml:11:8: error: `data` holds 1 elements"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ndata = [1, 256]\n", "t.toml:11:12: error: `data element` = 256 is out of range"),
+        ("[[tile]]\npe = 0\nreg = \"T#0\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "t.toml:5:7: error: `reg` = \"T#0\" is not a Local tile register"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ncolour = 1\n", "t.toml:11:1"),
+        ("[[shared]]\nid = 1\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\nlayout = \"cube_m32\"\n", "t.toml:10:10: error: a Shared tile never has a CUBE layout [rule: shared_not_cube]"),
+        ("[[shared]]\nid = 1\ndtype = \"U8\"\ncapacity = 262272\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "[rule: tile_capacity]"),
+        ("[[shared]]\nid = 64\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "t.toml:4:6"),
+    ];
+    for (body, want) in cases {
+        let e = scenario_error(&format!("{head}{body}"));
+        assert!(e.contains(want), "{body}\n got: {e}\nwant: {want}");
+    }
+    // Program errors are relocated into the file.
+    let e = scenario_error(
+        "isa = \"pto\"\nprogram = \"\"\"\nBSTART.TSTORE U8\nB.IOT T#1, mask=0011, last\n\"\"\"\n",
+    );
+    assert!(
+        e.starts_with("t.toml:4:17: error: PE mask 0011 cannot be encoded"),
+        "{e}"
+    );
+    let e = scenario_error("isa = \"pto\"\nprogram = \"BSTART.TSTORE U9\"\n");
+    assert!(e.starts_with("t.toml:2:26:"), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// CUBE geometry
+// ---------------------------------------------------------------------------
+
+#[test]
+fn cube_geometry_for_each_layout_and_width() {
+    let dt = |bits: u32| match bits {
+        32 => 25,
+        16 => 26,
+        8 => 27,
+        _ => 28,
+    };
+    assert_eq!(CUBE_CELLS.len(), 12);
+    for c in CUBE_CELLS {
+        assert_eq!(c.rows * c.cols * c.bits, 128 * 8, "{c:?}");
+        // A 2 × 2 grid of cells.
+        let s = Shape {
+            dtype: dt(c.bits),
+            layout: c.layout,
+            location: Location::Matrix,
+            capacity: 512,
+            cols: 2 * c.cols,
+            valid_rows: 2 * c.rows,
+            valid_cols: 2 * c.cols,
+        };
+        s.check(65536).unwrap_or_else(|e| panic!("{c:?}: {e:?}"));
+        assert_eq!(s.rows(), 2 * c.rows);
+        let per = (c.rows * c.cols) as usize;
+        let mut seen = vec![false; 4 * per];
+        for r in 0..s.rows() {
+            for col in 0..s.cols {
+                let p = s.phys(r, col);
+                assert!(!seen[p], "{c:?} ({r},{col})");
+                seen[p] = true;
+            }
+        }
+        match c.layout {
+            TileLayout::CubeN8 => {
+                // K-fast cells, column-major inside.
+                assert_eq!(s.phys(1, 0), 1);
+                assert_eq!(s.phys(0, 1), c.rows as usize);
+                assert_eq!(s.phys(c.rows, 0), per);
+                assert_eq!(s.phys(0, c.cols), 2 * per);
+            }
+            _ => {
+                assert_eq!(s.phys(0, c.cols), per);
+                assert_eq!(s.phys(c.rows, 0), 2 * per);
+                assert_eq!(s.phys(1, 0), c.cols as usize);
+                if c.layout == TileLayout::CubeM16 && c.bits == 4 {
+                    let slots: Vec<usize> = (0..16).map(|col| s.phys(0, col)).collect();
+                    assert_eq!(
+                        slots,
+                        [0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15]
+                    );
+                } else if c.cols > 1 {
+                    assert_eq!(s.phys(0, 1), 1);
+                }
+            }
+        }
+    }
+    // No geometry for 64-bit types or HiF4X2.
+    for (dtype, layout) in [
+        (0u8, TileLayout::CubeN8),
+        (24, TileLayout::CubeM32),
+        (14, TileLayout::CubeM16),
+    ] {
+        let s = Shape {
+            dtype,
+            layout,
+            location: Location::Matrix,
+            capacity: 512,
+            cols: 8,
+            valid_rows: 1,
+            valid_cols: 1,
+        };
+        assert_eq!(s.check(65536).unwrap_err().rule, "tile_cube_dtype");
+    }
+}
+
+#[test]
+fn cube_store_writes_only_valid_elements_row_major() {
+    // CUBE_M32 U16: cell 32 × 2. A 32 × 4 tile (2 cells), valid 3 × 3.
+    let mut t = Tile::new(Shape {
+        dtype: 26,
+        layout: TileLayout::CubeM32,
+        location: Location::Matrix,
+        capacity: 256,
+        cols: 4,
+        valid_rows: 3,
+        valid_cols: 3,
+    });
+    for r in 0..32 {
+        for c in 0..4 {
+            t.set(r, c, (r * 16 + c) as u64);
+        }
+    }
+    assert_eq!(t.shape.phys(0, 2), 64); // second cell
+    let mut m = Machine::new();
+    *m.local_mut(0, 32) = Some(t);
+    let mut mem = Memory::new(
+        MemoryMap::new(vec![Region::new(0, 4096, Access::ReadWrite).unwrap()]).unwrap(),
+    );
+    let mut tr = VecTrace::default();
+    let res = run_words(
+        &m,
+        &words("BSTART.TSTORE U16; B.DATR M322ND, DTYPE_NONE; C.B.DIMI 3, ->LB0; C.B.DIMI 3, ->LB1; B.IOT M#1, mask=1000, last; BSTOP"),
+        &mut mem,
+        &mut Scratch::default(),
+        &mut tr,
+    );
+    assert_eq!(res, BlockResult::Ok);
+    // Dense stride ceil(LB0 * 16 / 8) = 6 bytes.
+    let mut want = Vec::new();
+    for r in 0..3u16 {
+        for c in 0..3u16 {
+            want.extend_from_slice(&(r * 16 + c).to_le_bytes());
+        }
+    }
+    let got: Vec<u8> = mem.peek(0, 18).into_iter().map(|b| b.unwrap()).collect();
+    assert_eq!(got, want);
+    assert_eq!(mem.peek(18, 2), [Some(0), Some(0)]);
+}
+
+// ---------------------------------------------------------------------------
+// Properties: naive reference, fault writes nothing
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+struct Case {
+    dtype: u8,
+    cols_log: u32,
+    cap_units: u32,
+    vr: u32,
+    vc: u32,
+    lb: [Option<u32>; 3],
+    ior: bool,
+    pemode: u8,
+    bases: [u64; 4],
+    strides: [u64; 4],
+    seed: u64,
+    ro: bool,
+    top: bool,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::sample::select(vec![27u8, 26, 25, 24, 28, 19, 4]),
+        0u32..5,
+        1u32..4,
+        any::<[u32; 5]>(),
+        any::<bool>(),
+        1u8..8,
+        any::<[u64; 4]>(),
+        any::<[u16; 4]>(),
+        any::<u64>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(dtype, cols_log, cap_units, r, ior, pemode, b, st, seed, ro, top)| {
+                let bits = tables::dtype(dtype).unwrap().bits;
+                let cols = 1u32 << cols_log;
+                let cap = cap_units * 128;
+                let rows = cap * 8 / (cols * bits);
+                let vr = 1 + r[0] % rows.min(6);
+                let vc = 1 + r[1] % cols;
+                let lb0 = (r[2] % 3 == 0).then(|| 1 + r[2] / 3 % vc);
+                let lb1 = (r[3] % 3 == 0).then(|| 1 + r[3] / 3 % vr);
+                let lb2 = (r[4] % 4 == 0).then(|| lb0.unwrap_or(vc) + r[4] / 4 % 3);
+                let bases = b.map(|x| {
+                    if top && x % 5 == 0 {
+                        u64::MAX - (x >> 40) % 64
+                    } else {
+                        (x % 0x500)
+                            & !(if x % 7 == 0 {
+                                0
+                            } else {
+                                (bits as u64 / 8).max(1) - 1
+                            })
+                    }
+                });
+                let strides = st.map(|s| match s % 5 {
+                    0 => 0,
+                    1 => (s as u64 >> 3) % 40,
+                    _ => ((s as u64 >> 3) % 8) * (bits as u64 / 8).max(1) * 4,
+                });
+                Case {
+                    dtype,
+                    cols_log,
+                    cap_units,
+                    vr,
+                    vc,
+                    lb: [lb0, lb1, lb2],
+                    ior,
+                    pemode,
+                    bases,
+                    strides,
+                    seed,
+                    ro,
+                    top,
+                }
+            },
+        )
+}
+
+fn build(c: &Case) -> (Machine, Vec<Word>, Memory) {
+    let mut m = Machine::new();
+    let mut rng = xstore_core::bench::XorShift(c.seed | 1);
+    for pe in 0..4 {
+        let mut t = Tile::new(Shape {
+            dtype: c.dtype,
+            layout: TileLayout::RowMajor,
+            location: Location::Vector,
+            capacity: c.cap_units * 128,
+            cols: 1 << c.cols_log,
+            valid_rows: c.vr,
+            valid_cols: c.vc,
+        });
+        for b in t.payload.iter_mut() {
+            *b = rng.next_u64() as u8;
+        }
+        *m.local_mut(pe, 0) = Some(t);
+        m.gpr[pe][2] = c.bases[pe];
+        m.gpr[pe][3] = c.strides[pe];
+    }
+    let dname = tables::dtype(c.dtype).unwrap().name;
+    let mut p = format!("BSTART.TSTORE {dname}\n");
+    for (k, v) in c.lb.iter().enumerate() {
+        if let Some(v) = v {
+            p += &format!("B.DIM LB{k}, {v}\n");
+        }
+    }
+    if c.ior {
+        p += "B.IOR a0, a1\n";
+    }
+    p += &format!(
+        "B.IOT T#1, mask={}, last\nBSTOP\n",
+        tables::mask_text(c.pemode)
+    );
+    let mut regions = vec![Region::new(0, 0x200, Access::ReadWrite)
+        .unwrap()
+        .with_fill(0x11)];
+    if c.ro {
+        regions.push(
+            Region::new(0x200, 0x80, Access::ReadOnly)
+                .unwrap()
+                .with_fill(0x22),
+        );
+    }
+    regions.push(
+        Region::new(0x300, 0x200, Access::ReadWrite)
+            .unwrap()
+            .with_fill(0x33),
+    );
+    if c.top {
+        regions.push(
+            Region::new(u64::MAX - 0xff, 0x100, Access::ReadWrite)
+                .unwrap()
+                .with_fill(0x44),
+        );
+    }
+    let mem = Memory::new(MemoryMap::new(regions).unwrap());
+    (m, words(&p), mem)
+}
+
+/// Expected result by nested loops over PEs, rows, columns.
+fn reference(c: &Case, m: &Machine, mem: &Memory) -> Result<HashMap<u64, u8>, (FaultKind, u64)> {
+    let bits = tables::dtype(c.dtype).unwrap().bits as u64;
+    let eb = (bits / 8).max(1);
+    let cols = 1u64 << c.cols_log;
+    let l0 = c.lb[0].unwrap_or(c.vc) as u64;
+    let l1 = c.lb[1].unwrap_or(c.vr) as u64;
+    let l2 = c.lb[2].unwrap_or(cols as u32) as u64;
+    let writable = |a: u64| {
+        mem.map()
+            .regions()
+            .iter()
+            .any(|r| r.contains(a) && r.access == Access::ReadWrite)
+    };
+    let mut out: HashMap<u64, u8> = HashMap::new();
+    let mut writes: Vec<(u64, u64, u64)> = Vec::new(); // addr, value, nibble (0 low, 1 high, 2 whole)
+    for pe in 0..4 {
+        if !tables::pe_selected(c.pemode, pe) {
+            continue;
+        }
+        let t = m.local(pe, 0).unwrap();
+        let (base, stride) = if c.ior {
+            (c.bases[pe], c.strides[pe])
+        } else {
+            (0, (l2 * bits).div_ceil(8))
+        };
+        for r in 0..l1 {
+            for col in 0..l0 {
+                let row = base.wrapping_add(r.wrapping_mul(stride));
+                let v = t.get(r as u32, col as u32);
+                if bits == 4 {
+                    let a = row.wrapping_add(col / 2);
+                    if !writable(a) {
+                        return Err((FaultKind::DataPage, a));
+                    }
+                    writes.push((a, v, col % 2));
+                } else {
+                    let a = row.wrapping_add(col * eb);
+                    if a % eb != 0 {
+                        return Err((FaultKind::DataAlignment, a));
+                    }
+                    for k in 0..eb {
+                        if !writable(a.wrapping_add(k)) {
+                            return Err((FaultKind::DataPage, a));
+                        }
+                    }
+                    writes.push((a, v, 2));
+                }
+            }
+        }
+    }
+    for (a, v, kind) in writes {
+        let fill = |x: u64| mem.peek(x, 1)[0].unwrap();
+        match kind {
+            2 => {
+                for k in 0..eb {
+                    out.insert(a.wrapping_add(k), (v >> (8 * k)) as u8);
+                }
+            }
+            n => {
+                let old = *out.get(&a).unwrap_or(&fill(a));
+                let new = if n == 0 {
+                    (old & 0xf0) | (v as u8 & 0xf)
+                } else {
+                    (old & 0x0f) | ((v as u8 & 0xf) << 4)
+                };
+                out.insert(a, new);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn snapshot(mem: &Memory) -> Vec<Option<u8>> {
+    let mut v = mem.peek(0, 0x500);
+    v.extend(mem.peek(u64::MAX - 0xff, 0x100));
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_store_equals_a_naive_nested_loop_and_faults_write_nothing(c in case()) {
+        let (m, ws, mut mem) = build(&c);
+        let before = snapshot(&mem);
+        let want = reference(&c, &m, &mem);
+        let mut tr = VecTrace::default();
+        let res = run_words(&m, &ws, &mut mem, &mut Scratch::default(), &mut tr);
+        let l0 = c.lb[0].unwrap_or(c.vc);
+        let l2 = c.lb[2].unwrap_or(1 << c.cols_log);
+        if l2 < l0 {
+            // LB2 below the resolved ValidCol is a legality fault.
+            prop_assert!(matches!(res, BlockResult::Fault(ref f) if f.kind == FaultKind::TileLegality));
+            prop_assert_eq!(snapshot(&mem), before);
+            return Ok(());
+        }
+        match (want, res) {
+            (Ok(bytes), BlockResult::Ok) => {
+                let mut expect = before.clone();
+                for (a, b) in bytes {
+                    let i = if a < 0x500 { a as usize } else { 0x500 + (a - (u64::MAX - 0xff)) as usize };
+                    expect[i] = Some(b);
+                }
+                prop_assert_eq!(snapshot(&mem), expect);
+            }
+            (Err((kind, addr)), BlockResult::Fault(f)) => {
+                prop_assert_eq!(f.kind, kind, "{}", f.message);
+                prop_assert_eq!(f.address, Some(addr));
+                prop_assert_eq!(snapshot(&mem), before);
+                let no_writes = tr.events.iter().all(|e| !matches!(e, TraceEvent::Write { .. }));
+                prop_assert!(no_writes);
+            }
+            (w, r) => prop_assert!(false, "reference {:?} vs model {:?}", w.map(|_| ()), r),
+        }
+    }
+}
+
+#[test]
+fn alignment_is_checked_before_range_for_the_same_element() {
+    // One U16 element at an odd address outside every region.
+    let c = Case {
+        dtype: 26,
+        cols_log: 0,
+        cap_units: 1,
+        vr: 1,
+        vc: 1,
+        lb: [None; 3],
+        ior: true,
+        pemode: 1,
+        bases: [0x9001, 0, 0, 0],
+        strides: [0; 4],
+        seed: 3,
+        ro: false,
+        top: false,
+    };
+    let (m, ws, mut mem) = build(&c);
+    match run_words(
+        &m,
+        &ws,
+        &mut mem,
+        &mut Scratch::default(),
+        &mut VecTrace::default(),
+    ) {
+        BlockResult::Fault(f) => {
+            assert_eq!(
+                (f.kind, f.address),
+                (FaultKind::DataAlignment, Some(0x9001))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // Aligned but out of range: DataPage at the element.
+    let c = Case {
+        bases: [0x9002, 0, 0, 0],
+        ..c
+    };
+    let (m, ws, mut mem) = build(&c);
+    match run_words(
+        &m,
+        &ws,
+        &mut mem,
+        &mut Scratch::default(),
+        &mut VecTrace::default(),
+    ) {
+        BlockResult::Fault(f) => {
+            assert_eq!((f.kind, f.address), (FaultKind::DataPage, Some(0x9002)))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_read_only_byte_is_a_data_page_fault_at_its_element() {
+    let c = Case {
+        dtype: 25,
+        cols_log: 2,
+        cap_units: 1,
+        vr: 1,
+        vc: 4,
+        lb: [None; 3],
+        ior: true,
+        pemode: 1,
+        bases: [0x1f8, 0, 0, 0],
+        strides: [0; 4],
+        seed: 5,
+        ro: true,
+        top: false,
+    };
+    let (m, ws, mut mem) = build(&c);
+    match run_words(
+        &m,
+        &ws,
+        &mut mem,
+        &mut Scratch::default(),
+        &mut VecTrace::default(),
+    ) {
+        BlockResult::Fault(f) => {
+            assert_eq!((f.kind, f.address), (FaultKind::DataPage, Some(0x200)))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Lint
+// ---------------------------------------------------------------------------
+
+fn lint_rules(text: &str) -> Vec<String> {
+    let sc = parse(text);
+    let mem = xstore_core::isa::build_memory(isa(), &sc, 1 << 30).unwrap();
+    isa()
+        .lint(&sc, &mem)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
+}
+
+#[test]
+fn lint_reports_overlap_aliasing_and_unallocated_pes() {
+    let ex = |n: &str| {
+        isa()
+            .examples()
+            .iter()
+            .find(|e| e.path.ends_with(n))
+            .unwrap()
+            .text
+    };
+    assert!(lint_rules(ex("source_shared_mask.toml")).contains(&"pe_regions_overlap".to_string()));
+    assert_eq!(lint_rules(ex("zero_stride.toml")), ["rows_alias"]);
+    assert!(lint_rules(ex("source_local.toml")).is_empty());
+    let r = lint_rules(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.IOT T#1, mask=1110, last; BSTOP\"\n{}",
+        tile_toml(0, "T#1", "U8", "")
+    ));
+    assert_eq!(r, ["mask_unallocated", "mask_unallocated"]);
+    let sc = parse(ex("zero_stride.toml"));
+    let mem = xstore_core::isa::build_memory(isa(), &sc, 1 << 30).unwrap();
+    let f = isa().lint(&sc, &mem).unwrap();
+    assert_eq!(f[0].line, Some(5));
+}
+
+#[test]
+fn the_random_cases_reach_every_outcome() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut ok, mut align, mut page, mut top_ok, mut nibble_ok) = (0, 0, 0, 0, 0);
+    for _ in 0..400 {
+        let c = case().new_tree(&mut runner).unwrap().current();
+        let (m, ws, mut mem) = build(&c);
+        match run_words(
+            &m,
+            &ws,
+            &mut mem,
+            &mut Scratch::default(),
+            &mut VecTrace::default(),
+        ) {
+            BlockResult::Ok => {
+                ok += 1;
+                if c.top
+                    && mem
+                        .peek(u64::MAX - 0xff, 0x100)
+                        .iter()
+                        .any(|b| *b != Some(0x44))
+                {
+                    top_ok += 1;
+                }
+                if c.dtype == 28 {
+                    nibble_ok += 1;
+                }
+            }
+            BlockResult::Fault(f) if f.kind == FaultKind::DataAlignment => align += 1,
+            BlockResult::Fault(f) if f.kind == FaultKind::DataPage => page += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        ok > 20 && align > 10 && page > 20 && top_ok > 0 && nibble_ok > 5,
+        "{ok} {align} {page} {top_ok} {nibble_ok}"
+    );
+}
