@@ -98,6 +98,49 @@ fn store_value(m: &Machine, inst: &Mem2d, k: usize, w: usize) -> u64 {
     }
 }
 
+/// Put the store's element writes into `tx`, in element order, coalescing
+/// elements that continue the previous one into one write.
+#[inline]
+fn store_elems<const W: usize>(
+    m: &Machine,
+    inst: &Mem2d,
+    base: u64,
+    d0: i64,
+    d1: i64,
+    tx: &mut Transaction,
+) {
+    let (n0, n1) = (inst.num_elem[0] as usize, inst.num_elem[1] as usize);
+    // Immediates laid out densely in memory are the data bytes themselves.
+    if inst.datasrc == 1 && d0 == W as i64 && (n1 == 1 || d1 == (n0 * W) as i64) {
+        tx.write(base, &inst.data[..n0 * n1 * W]);
+        return;
+    }
+    let mut run = [0u8; 256];
+    let mut run_len = 0usize;
+    let mut run_at = 0u64;
+    let mut k = 0usize;
+    for i1 in 0..n1 {
+        let row = base.wrapping_add((i1 as i64 * d1) as u64);
+        for i0 in 0..n0 {
+            let addr = row.wrapping_add((i0 as i64 * d0) as u64);
+            let v = store_value(m, inst, k, W).to_le_bytes();
+            if run_len > 0 && addr != run_at.wrapping_add(run_len as u64) {
+                tx.write(run_at, &run[..run_len]);
+                run_len = 0;
+            }
+            if run_len == 0 {
+                run_at = addr;
+            }
+            run[run_len..run_len + W].copy_from_slice(&v[..W]);
+            run_len += W;
+            k += 1;
+        }
+    }
+    if run_len > 0 {
+        tx.write(run_at, &run[..run_len]);
+    }
+}
+
 /// Execute one (lowered) instruction. On `Err`, memory and registers are unchanged.
 #[inline]
 pub fn step<T: TraceSink>(
@@ -133,31 +176,11 @@ pub fn step<T: TraceSink>(
     match dir {
         Dir::Store => {
             tx.clear();
-            let mut run = [0u8; 256];
-            let mut run_len = 0usize;
-            let mut run_at = 0u64;
-            let mut k = 0usize;
-            for i1 in 0..n1 {
-                let row = base.wrapping_add((i1 as i64 * d1) as u64);
-                for i0 in 0..n0 {
-                    let addr = row.wrapping_add((i0 as i64 * d0) as u64);
-                    let v = store_value(m, inst, k, w).to_le_bytes();
-                    if run_len > 0
-                        && (addr != run_at.wrapping_add(run_len as u64) || run_len + w > run.len())
-                    {
-                        tx.write(run_at, &run[..run_len]);
-                        run_len = 0;
-                    }
-                    if run_len == 0 {
-                        run_at = addr;
-                    }
-                    run[run_len..run_len + w].copy_from_slice(&v[..w]);
-                    run_len += w;
-                    k += 1;
-                }
-            }
-            if run_len > 0 {
-                tx.write(run_at, &run[..run_len]);
+            match w {
+                1 => store_elems::<1>(m, inst, base, d0, d1, tx),
+                2 => store_elems::<2>(m, inst, base, d0, d1, tx),
+                4 => store_elems::<4>(m, inst, base, d0, d1, tx),
+                _ => store_elems::<8>(m, inst, base, d0, d1, tx),
             }
             mem.commit(tx, trace).map_err(ExecFault::Mem)
         }

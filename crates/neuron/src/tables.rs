@@ -118,8 +118,16 @@ pub static OPCODES: &[OpcodeDef] = &[
 ];
 
 /// The opcode row of `code`.
+#[inline]
 pub fn opcode(code: u8) -> Option<&'static OpcodeDef> {
-    OPCODES.iter().find(|o| o.code == code)
+    // OPCODES is sorted: 0xa5..=0xab, then 0xcd, 0xce (pinned by a test).
+    let i = match code {
+        0xa5..=0xab => (code - 0xa5) as usize,
+        0xcd => 7,
+        0xce => 8,
+        _ => return None,
+    };
+    Some(&OPCODES[i])
 }
 
 /// One DTYPE byte value (neuron.md §3).
