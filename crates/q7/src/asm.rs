@@ -149,6 +149,9 @@ fn strip_comment(line: &str) -> &str {
 fn trim_range(line: &str, start: usize, end: usize) -> (usize, usize) {
     let s = &line[start..end];
     let lead = s.len() - s.trim_start().len();
+    if lead == s.len() {
+        return (end, end);
+    }
     let trail = s.len() - s.trim_end().len();
     (start + lead, end - trail)
 }
@@ -632,6 +635,10 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
         if v % scale != 0 || v < min || v > max {
             let why = if v % scale != 0 {
                 format!("is not a multiple of {scale}")
+            } else if v == min - scale {
+                format!(
+                    "is field value -8 x {scale}, which the vendor assembler rejects (source §3.3)"
+                )
             } else {
                 "is outside the signed 4-bit field".to_string()
             };

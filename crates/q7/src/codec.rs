@@ -75,7 +75,8 @@ pub static SV2NX8_IP_FIELDS: &[Field] = &[
         7,
         4,
         FieldRole::Imm4,
-        "AGU offset / 64, signed 4-bit (-8..7 = -512..448 bytes)",
+        "AGU offset / 64, signed 4-bit; the assembler accepts -7..7 (-448..448 bytes), \
+         -8 (-512) is rejected",
         Provenance::OBSERVED_HIGH,
     ),
     fld(
@@ -251,6 +252,13 @@ pub fn decode_one(bytes: &[u8]) -> Result<Decoded, Diagnostic> {
         bits(w, f.hi, f.lo)
     };
     let imm4 = g(FieldRole::Imm4) as i64;
+    if imm4 == 8 {
+        // -8 x 64 is rejected by the vendor assembler: not a bundle it produces.
+        return Ok(Decoded::Unknown {
+            len: NARROW_LEN,
+            bytes: bytes[..8].to_vec(),
+        });
+    }
     let imm = if imm4 >= 8 { imm4 - 16 } else { imm4 } * 64;
     Ok(Decoded::Known(Inst {
         op: sv2nx8_ip(),

@@ -95,7 +95,10 @@ impl Default for Machine {
 #[derive(Debug, Clone, Copy, Default)]
 struct Update {
     a: Option<(u8, u32)>,
-    u: Option<(u8, Valign)>,
+    /// Append to the stream of u: (u, op index, src, address, count).
+    stream: Option<(u8, u16, u8, u32, u8)>,
+    /// Empty u after a flush.
+    flush: Option<u8>,
 }
 
 /// Effective address and the post-incremented base of an AGU form.
@@ -115,7 +118,7 @@ pub fn agu(m: &Machine, mode: Mode, base: u8, off: Off) -> (u32, Option<u32>) {
 
 /// Build the store image of `conv` from a vec register into `out`; returns its length.
 #[inline]
-pub fn image(conv: Conv, v: &[u8; 64], out: &mut [u8; 64]) -> usize {
+pub fn image(conv: Conv, v: &[u8; 64], out: &mut [u8]) -> usize {
     match conv {
         Conv::Copy { len } => {
             let n = len as usize;
@@ -191,33 +194,45 @@ impl Machine {
         }
     }
 
-    /// Append `bytes` to the stream of `u` at address `a`: complete rows go into
-    /// `tx`, the partial row stays in the returned register value.
+    /// The row that appending `bytes` at `a` completes, written into `tx`. With at
+    /// most 64 bytes appended and at most 63 pending, at most one row completes.
     #[inline]
-    fn stream_append(u: &Valign, a: u32, bytes: &[u8], tx: &mut Transaction) -> Valign {
-        let mut nu = *u;
-        if nu.len == 0 {
-            nu.row = a & !(ROW - 1);
-            nu.lo = (a & (ROW - 1)) as u8;
-            nu.data = [0; 64];
+    fn stream_writes(u: &Valign, a: u32, bytes: &[u8], tx: &mut Transaction) {
+        let (row, lo, len) = if u.len > 0 {
+            (u.row, u.lo as usize, u.len as usize)
+        } else {
+            (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
+        };
+        let pos = lo + len;
+        if pos + bytes.len() >= 64 {
+            let take = 64 - pos;
+            let dst = tx.write_with(row.wrapping_add(lo as u32) as u64, len + take, 1);
+            dst[..len].copy_from_slice(&u.data[lo..pos]);
+            dst[len..].copy_from_slice(&bytes[..take]);
         }
-        let mut src = bytes;
-        while !src.is_empty() {
-            let pos = nu.lo as usize + nu.len as usize;
-            let take = (64 - pos).min(src.len());
-            nu.data[pos..pos + take].copy_from_slice(&src[..take]);
-            nu.len += take as u8;
-            src = &src[take..];
-            if pos + take == 64 {
-                let lo = nu.lo as usize;
-                tx.write(nu.row.wrapping_add(lo as u32) as u64, &nu.data[lo..]);
-                nu.row = nu.row.wrapping_add(ROW);
-                nu.lo = 0;
-                nu.len = 0;
-                nu.data = [0; 64];
-            }
+    }
+
+    /// The register side of the same append, applied after the commit.
+    #[inline]
+    fn stream_update(u: &mut Valign, a: u32, bytes: &[u8]) {
+        if u.len == 0 {
+            u.row = a & !(ROW - 1);
+            u.lo = (a & (ROW - 1)) as u8;
+            u.data = [0; 64];
         }
-        nu
+        let pos = u.lo as usize + u.len as usize;
+        if pos + bytes.len() >= 64 {
+            let take = 64 - pos;
+            let rest = bytes.len() - take;
+            u.row = u.row.wrapping_add(ROW);
+            u.lo = 0;
+            u.len = rest as u8;
+            u.data = [0; 64];
+            u.data[..rest].copy_from_slice(&bytes[take..]);
+        } else {
+            u.data[pos..pos + bytes.len()].copy_from_slice(bytes);
+            u.len += bytes.len() as u8;
+        }
     }
 
     /// The effects of one B07 op: its writes go into `tx`, its register updates
@@ -237,9 +252,9 @@ impl Machine {
                 let conv = op.conv();
                 let n = conv.len();
                 let ea = self.aligned(op, ea, n as u32, opts)?;
-                let mut img = [0u8; 64];
-                image(conv, &self.v[inst.src as usize], &mut img);
                 if op.predicated() {
+                    let mut img = [0u8; 64];
+                    image(conv, &self.v[inst.src as usize], &mut img);
                     let lanes = op.fam.pred_lanes as usize;
                     let per = n / lanes;
                     let m = self.vb[inst.mask as usize];
@@ -249,7 +264,8 @@ impl Machine {
                     }
                     tx.write_enabled(ea as u64, &img[..n], &en[..n]);
                 } else {
-                    tx.write(ea as u64, &img[..n]);
+                    let dst = tx.write_with(ea as u64, n, 1);
+                    image(conv, &self.v[inst.src as usize], dst);
                 }
                 up.a = post.map(|p| (inst.base, p));
             }
@@ -285,10 +301,16 @@ impl Machine {
                     });
                 }
                 if n > 0 {
-                    let mut img = [0u8; 64];
-                    image(op.conv(), &self.v[inst.src as usize], &mut img);
-                    let nu = Self::stream_append(u, a, &img[..n], tx);
-                    up.u = Some((inst.u, nu));
+                    let v = &self.v[inst.src as usize];
+                    match op.conv() {
+                        Conv::Copy { .. } => Self::stream_writes(u, a, &v[..n], tx),
+                        c => {
+                            let mut img = [0u8; 64];
+                            image(c, v, &mut img);
+                            Self::stream_writes(u, a, &img[..n], tx);
+                        }
+                    }
+                    up.stream = Some((inst.u, inst.op, inst.src, a, n as u8));
                 }
                 up.a = Some((inst.base, a.wrapping_add(n as u32)));
             }
@@ -304,35 +326,40 @@ impl Machine {
                     let lo = u.lo as usize;
                     tx.write(u.start() as u64, &u.data[lo..lo + u.len as usize]);
                 }
-                let mut nu = *u;
-                nu.len = 0;
-                nu.lo = 0;
-                nu.data = [0; 64];
-                up.u = Some((inst.u, nu));
+                up.flush = Some(inst.u);
                 if let Off::Reg(r) = inst.off {
                     let a = self.a[inst.base as usize];
                     up.a = Some((inst.base, a.wrapping_add(self.a[r as usize])));
                 }
             }
-            Kind::Zalign => {
-                up.u = Some((
-                    inst.u,
-                    Valign {
-                        zeroed: true,
-                        ..Valign::default()
-                    },
-                ));
-            }
+            Kind::Zalign => {}
         }
         Ok(up)
     }
 
+    #[inline]
     fn apply(&mut self, up: Update) {
         if let Some((r, v)) = up.a {
             self.a[r as usize] = v;
         }
-        if let Some((r, u)) = up.u {
-            self.u[r as usize] = u;
+        if let Some((u, op, src, a, n)) = up.stream {
+            let n = n as usize;
+            let v = &self.v[src as usize];
+            let u = &mut self.u[u as usize];
+            match roster::roster()[op as usize].conv() {
+                Conv::Copy { .. } => Self::stream_update(u, a, &v[..n]),
+                c => {
+                    let mut img = [0u8; 64];
+                    image(c, v, &mut img);
+                    Self::stream_update(u, a, &img[..n]);
+                }
+            }
+        }
+        if let Some(u) = up.flush {
+            let u = &mut self.u[u as usize];
+            u.len = 0;
+            u.lo = 0;
+            u.data = [0; 64];
         }
     }
 

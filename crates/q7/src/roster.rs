@@ -882,7 +882,9 @@ impl Op {
     pub fn is_b07(&self) -> bool {
         self.fam.group != Group::Companion
     }
-    /// Scale and range of the immediate: (scale, min, max) in bytes, with its provenance.
+    /// Scale and accepted range of the immediate: (scale, min, max) in bytes, with its
+    /// provenance. The field is signed 4-bit, but the vendor assembler rejects its -8
+    /// end (source §3.3: -512 is rejected for VB = 64), so min = -7 x scale.
     pub fn imm_rule(&self) -> Option<(i64, i64, i64, Provenance)> {
         if !matches!(self.sig, Sig::VAImm | Sig::VAImmB | Sig::BAImm | Sig::UAImm) {
             return None;
@@ -893,7 +895,7 @@ impl Op {
             (Group::Sv, _) => Provenance::INFERRED_MED,
             _ => Provenance::Assumed,
         };
-        Some((scale, -8 * scale, 7 * scale, prov))
+        Some((scale, -7 * scale, 7 * scale, prov))
     }
     /// Selector words known for this mnemonic.
     pub fn selectors(&self) -> impl Iterator<Item = &'static Selector> + '_ {

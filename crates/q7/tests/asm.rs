@@ -1,0 +1,257 @@
+//! Every assembler rejection, with its rule and line:col; the accepted spellings.
+
+use xstore_q7::asm::{self, Item};
+use xstore_q7::isa;
+
+/// Parse through `execute`-free path: the assembler's parser.
+fn err(text: &str) -> String {
+    asm::parse(text).unwrap_err().to_string()
+}
+
+fn ok(text: &str) -> Vec<Item> {
+    asm::parse(text).unwrap_or_else(|d| panic!("{text}: {d}"))
+}
+
+#[test]
+fn sbn_source_must_be_a_vbool() {
+    ok("IVP_SBN_I vb0, a3, 0");
+    assert_eq!(
+        err("IVP_SBN_I v0, a3, 0"),
+        "<input>:1:11: error: operand 1 of IVP_SBN_I must be a vbool register (vb0..vb15), not \
+         the vec register `v0` [rule: operand_class]; expected a vbool register (vb0..vb15)"
+    );
+    assert!(err("IVP_SBN_I pr0, a3, 0").contains("not the unknown register or operand `pr0`"));
+    assert!(err("IVP_SBN_I u0, a3, 0").contains("not the valign register `u0`"));
+}
+
+#[test]
+fn immediates_are_scaled_signed_4_bit() {
+    for good in [448, -64, 0, 64, 128, -448] {
+        ok(&format!("IVP_SV2NX8_IP v0, a3, {good}"));
+    }
+    for (bad, why) in [
+        (16, "is not a multiple of 64"),
+        (32, "is not a multiple of 64"),
+        (512, "is outside the signed 4-bit field"),
+        (
+            -512,
+            "is field value -8 x 64, which the vendor assembler rejects (source §3.3)",
+        ),
+        (-576, "is outside the signed 4-bit field"),
+    ] {
+        let e = err(&format!("IVP_SV2NX8_IP v0, a3, {bad}"));
+        assert_eq!(
+            e,
+            format!(
+                "<input>:1:23: error: immediate {bad} of IVP_SV2NX8_IP {why} [rule: \
+                 imm_scaled_4bit]; expected a multiple of 64 in [-448, 448]"
+            )
+        );
+    }
+    // VB = 32 forms (inferred): [-224, 224].
+    ok("IVP_SVNX8S_I v0, a3, 224");
+    ok("IVP_SVNX8S_I v0, a3, -224");
+    assert!(err("IVP_SVNX8S_I v0, a3, -256").contains("field value -8"));
+    assert!(err("IVP_SVNX8S_I v0, a3, 16").contains("a multiple of 32 in [-224, 224]"));
+    assert!(err("IVP_SVNX8S_I v0, a3, 256").contains("outside"));
+    // Scalar and vbool stores: scaled by their size (assumed).
+    ok("IVP_SSNX16_I v0, a3, 14");
+    assert!(err("IVP_SSNX16_I v0, a3, 3").contains("a multiple of 2 in [-14, 14]"));
+    ok("IVP_SB2N_IP vb1, a3, -56");
+    assert!(err("IVP_SB2N_IP vb1, a3, 4").contains("a multiple of 8"));
+    // Hex and signs.
+    ok("IVP_SV2NX8_IP v0, a3, 0x1c0");
+    ok("IVP_SV2NX8_IP v0, a3, +64");
+}
+
+#[test]
+fn one_store_per_bundle_in_slot_s0() {
+    ok("{ IVP_SV2NX8_IP v0, a3, 64 ; nop ; nop }");
+    ok("{ s0: IVP_SV2NX8_IP v0, a3, 64 ; s1: nop }");
+    ok("{ IVP_ZALIGN u1 ; IVP_SA2NX8_IP v0, u0, a3 }");
+    assert_eq!(
+        err("{ IVP_SV2NX8_IP v0, a3, 64 ; IVP_SV2NX8_IP v1, a4, 64 }"),
+        "<input>:1:30: error: IVP_SV2NX8_IP is a second store in the bundle: slot s0 is the \
+         only store slot [rule: one_store_per_bundle]; expected at most one B07 store per bundle"
+    );
+    assert_eq!(
+        err("{ nop ; s1: IVP_SV2NX8_IP v0, a3, 64 }"),
+        "<input>:1:9: error: IVP_SV2NX8_IP placed in slot s1: stores issue in slot s0 only \
+         [rule: store_slot_s0]; expected s0"
+    );
+    assert!(err("{ IVP_ZALIGN u0 ; IVP_SA2NX8_IP v0, u0, a3 }").contains("bundle_valign_conflict"));
+}
+
+#[test]
+fn placements_are_checked_when_a_format_is_named() {
+    ok("N0 { IVP_SS2NX8_I v0, a3, 0 }");
+    ok("n1 { IVP_SV2NX8_I v0, a3, 0 }");
+    ok("N1 { IVP_SBN_I vb0, a3, 0 }");
+    ok("F4 { IVP_SALIGN_I u0, a3, 0 }");
+    assert_eq!(
+        err("N1 { IVP_SS2NX8_I v0, a3, 0 }"),
+        "<input>:1:6: error: IVP_SS2NX8_I has no placement in format N1 [rule: placement]; \
+         expected one of the formats F0, F1, F2, F3, F6, F7, N0, N2"
+    );
+    assert!(err("N0 { IVP_SBN_I vb0, a3, 0 }").contains("IVP_SBN_I has no placement in format N0"));
+    assert!(err("F4 { IVP_SV2NX8_I v0, a3, 0 }").contains("no placement in format F4"));
+    assert!(err("N2 { IVP_SSN_8X128_I v0, a3, 0 }").contains("no placement in format N2"));
+    assert_eq!(
+        err("X9 { IVP_SV2NX8_I v0, a3, 0 }"),
+        "<input>:1:1: error: unknown FLIX format `X9`; expected F0, F1, F2, F3, F4, F6, F7, N0, \
+         N1 or N2"
+    );
+}
+
+#[test]
+fn syntax_errors_have_line_and_column() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "\n\nIVP_FOO v0, a3, 0",
+            "<input>:3:1: error: unknown mnemonic `IVP_FOO`",
+        ),
+        (
+            "IVP_SV2NX8_IP v0, a3",
+            "<input>:1:1: error: IVP_SV2NX8_IP takes 3 operands",
+        ),
+        (
+            "IVP_SV2NX8_IP v0, a3, 0, 0",
+            "<input>:1:26: error: IVP_SV2NX8_IP takes 3 operands",
+        ),
+        (
+            "IVP_SV2NX8_IP v32, a3, 0",
+            "<input>:1:15: error: register `v32` does not exist",
+        ),
+        (
+            "IVP_SV2NX8_IP v0, a16, 0",
+            "<input>:1:19: error: register `a16` does not exist",
+        ),
+        (
+            "IVP_SV2NX8_IP v0, , 0",
+            "<input>:1:19: error: empty operand",
+        ),
+        (
+            "IVP_SV2NX8_IP v0, a3, x",
+            "<input>:1:23: error: operand 3 of IVP_SV2NX8_IP must be an immediate",
+        ),
+        (
+            "IVP_SV2NX8_X v0, a3, 64",
+            "<input>:1:22: error: operand 3 of IVP_SV2NX8_X must be an AR register",
+        ),
+        (
+            "{ IVP_SV2NX8_IP v0, a3, 0",
+            "<input>:1:26: error: the bundle has no closing `}`",
+        ),
+        (
+            "{ IVP_SV2NX8_IP v0, a3, 0 } x",
+            "<input>:1:28: error: text after the bundle",
+        ),
+        (
+            "{ IVP_SV2NX8_IP v0, a3, 0 ; }",
+            "<input>:1:29: error: empty slot",
+        ),
+        (
+            "IVP_SV2NX8_IP v0, a3, 0 ; nop",
+            "<input>:1:25: error: `;` outside a bundle",
+        ),
+        (
+            "s0: IVP_SV2NX8_IP v0, a3, 0",
+            "<input>:1:1: error: a slot name is only meaningful",
+        ),
+        ("{ x0: nop }", "<input>:1:3: error: `x0` is not a slot name"),
+        ("nop v0", "<input>:1:4: error: `nop` takes no operands"),
+        (
+            "IVP_ZALIGN u4",
+            "<input>:1:12: error: register `u4` does not exist",
+        ),
+        (
+            ".byte 1, 300",
+            "<input>:1:10: error: `300` is not a byte value",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = err(text);
+        assert!(e.starts_with(want), "{text:?}\n got: {e}\nwant: {want}");
+    }
+}
+
+#[test]
+fn spellings_case_and_mask_position() {
+    let a = ok("IVP_SV2NX8T_XP v1, a2, a3, vb4");
+    let b = ok("ivp_sv2nx8t_xp V1, VB4, A2, a3   # comment");
+    assert_eq!(a.len(), 1);
+    let (Item::Bundle(x), Item::Bundle(y)) = (&a[0], &b[0]) else {
+        panic!()
+    };
+    assert_eq!(x.ops, y.ops);
+    assert_eq!(y.text(), "IVP_SV2NX8T_XP v1, a2, a3, vb4");
+    // Aliases parse to their machine op and print as it.
+    let c = ok("IVP_SAVN_2X32_XP v0, u0, a3, a4 // alias");
+    let Item::Bundle(c) = &c[0] else { panic!() };
+    assert_eq!(c.text(), "IVP_SAV2NX8_XP v0, u0, a3, a4");
+    // Blank lines and comments are skipped; bundles print canonically.
+    let d = ok("\n# x\n  n0 {ivp_ss2nx8_i v0,a3,0;nop}  \n");
+    assert_eq!(d.len(), 1);
+    let Item::Bundle(d) = &d[0] else { panic!() };
+    assert_eq!(d.line, 3);
+    assert_eq!(d.text(), "N0 { IVP_SS2NX8_I v0, a3, 0 ; nop }");
+}
+
+#[test]
+fn parse_print_round_trip_over_the_roster() {
+    for op in xstore_q7::roster::roster() {
+        let ops = match op.sig.text() {
+            "v, a, imm" => "v3, a2, 0",
+            "v, a, a" => "v3, a2, a5",
+            "v, a, imm, vb" => "v3, a2, 0, vb7",
+            "v, a, a, vb" => "v3, a2, a5, vb7",
+            "vb, a, imm" => "vb3, a2, 0",
+            "v, u, a" => "v3, u1, a2",
+            "v, u, a, a" => "v3, u1, a2, a5",
+            "u, a, imm" => "u1, a2, 0",
+            "u, a" => "u1, a2",
+            "u, a, a" => "u1, a2, a5",
+            "u" => "u1",
+            s => panic!("{s}"),
+        };
+        let text = format!("{} {ops}", op.name);
+        let items = ok(&text);
+        let Item::Bundle(b) = &items[0] else { panic!() };
+        assert_eq!(b.text(), text);
+    }
+}
+
+#[test]
+fn scenario_program_errors_point_into_the_file() {
+    let text =
+        "isa = \"q7\"\nprogram = \"\"\"\nIVP_SV2NX8_IP v0, a3, 64\nIVP_SBN_I v0, a3, 0\n\"\"\"\n";
+    let sc = xstore_core::scenario::Scenario::parse(text, "t.toml", &["q7"], &|n| {
+        (n == "q7").then(|| isa().scenario_keys())
+    })
+    .unwrap();
+    let mut mem = xstore_core::isa::build_memory(isa(), &sc, 1 << 20).unwrap();
+    let e = isa()
+        .execute(&sc, &mut mem, &mut Default::default())
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("t.toml:4:11: error: operand 1 of IVP_SBN_I"),
+        "{e}"
+    );
+    let e = isa().lint(&sc, &mem).unwrap_err();
+    assert!(e.to_string().starts_with("t.toml:4:11:"), "{e}");
+    // A one-line program string: the column shifts too.
+    let text = "isa = \"q7\"\nprogram = \"IVP_SV2NX8_IP v0, a3, 16\"\n";
+    let sc = xstore_core::scenario::Scenario::parse(text, "t.toml", &["q7"], &|n| {
+        (n == "q7").then(|| isa().scenario_keys())
+    })
+    .unwrap();
+    let e = isa()
+        .execute(&sc, &mut mem, &mut Default::default())
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("t.toml:2:34: error: immediate 16"),
+        "{e}"
+    );
+}

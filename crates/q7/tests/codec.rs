@@ -1,0 +1,211 @@
+//! The public bundle bytes (q7.md §1) both ways, the field table, unknown bundles.
+
+use xstore_core::hex;
+use xstore_q7::codec::{self, Decoded, SV2NX8_IP_FIELDS};
+use xstore_q7::isa;
+
+const TABLE: &[(&str, &str)] = &[
+    ("IVP_SV2NX8_IP v0, a3, 0", "0f 03 04 9c 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v1, a3, 0", "0f 13 04 9c 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v31, a3, 0", "0f f3 04 9e 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v0, a4, 0", "0f 04 04 9c 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v0, a3, 64", "1f 03 04 9c 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v0, a3, 128", "2f 03 04 9c 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v0, a3, -64", "ff 03 04 9c 94 5e 9c 02"),
+    ("IVP_SV2NX8_IP v0, a3, 448", "7f 03 04 9c 94 5e 9c 02"),
+];
+
+#[test]
+fn the_public_byte_table_assembles() {
+    for (text, bytes) in TABLE {
+        let out = isa().asm(text).unwrap_or_else(|d| panic!("{text}: {d}"));
+        assert_eq!(out, vec![hex::decode(bytes).unwrap()], "{text}");
+    }
+}
+
+#[test]
+fn the_public_byte_table_disassembles() {
+    for (text, bytes) in TABLE {
+        let out = isa().disasm(&hex::decode(bytes).unwrap()).unwrap();
+        assert_eq!(out, vec![text.to_string()], "{bytes}");
+    }
+    // A file of bundles: all eight back to back.
+    let all: Vec<u8> = TABLE
+        .iter()
+        .flat_map(|(_, b)| hex::decode(b).unwrap())
+        .collect();
+    let out = isa().disasm(&all).unwrap();
+    let want: Vec<String> = TABLE.iter().map(|(t, _)| t.to_string()).collect();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn vt_bit_4_is_byte3_bit_1() {
+    for v in 0..32u8 {
+        let b = &isa().asm(&format!("IVP_SV2NX8_IP v{v}, a0, 0")).unwrap()[0];
+        assert_eq!(b[1] >> 4, v & 0xf);
+        assert_eq!((b[3] >> 1) & 1, v >> 4, "v{v}");
+        assert_eq!(b[3] & 1, 0, "byte3 bit 0 is fixed");
+    }
+}
+
+#[test]
+fn every_operand_combination_round_trips() {
+    for v in 0..32 {
+        for a in 0..16 {
+            for k in -7..=7i32 {
+                let text = format!("IVP_SV2NX8_IP v{v}, a{a}, {}", k * 64);
+                let bytes = isa().asm(&text).unwrap().remove(0);
+                assert_eq!(bytes.len(), 8);
+                assert_eq!(bytes[0] >> 4, (k & 0xf) as u8);
+                assert_eq!(bytes[1] & 0xf, a as u8);
+                assert_eq!(isa().disasm(&bytes).unwrap(), vec![text]);
+            }
+        }
+    }
+}
+
+#[test]
+fn fields_cover_every_bit_once() {
+    let mut seen = 0u64;
+    for f in SV2NX8_IP_FIELDS {
+        assert!(f.hi >= f.lo && f.hi < 64);
+        let m = (u64::MAX >> (63 - (f.hi - f.lo))) << f.lo;
+        assert_eq!(seen & m, 0, "{} overlaps", f.name);
+        seen |= m;
+    }
+    assert_eq!(seen, u64::MAX);
+}
+
+#[test]
+fn unknown_bundles_keep_their_bytes() {
+    let b = hex::decode("0f03049c945e9c03").unwrap();
+    let d = codec::decode_one(&b).unwrap();
+    assert_eq!(
+        d,
+        Decoded::Unknown {
+            len: 8,
+            bytes: b.clone()
+        }
+    );
+    let text = isa().disasm(&b).unwrap();
+    assert!(text[0].starts_with(".byte 0x0f, 0x03"), "{text:?}");
+    assert!(text[0].contains("unknown 8-byte FLIX bundle"));
+    // The printed form assembles back to the same bytes.
+    assert_eq!(isa().asm(&text[0]).unwrap(), vec![b.clone()]);
+    // imm4 = 8 (-512) is never produced by the assembler: kept as bytes.
+    let b8 = hex::decode("8f03049c945e9c02").unwrap();
+    assert!(matches!(
+        codec::decode_one(&b8).unwrap(),
+        Decoded::Unknown { .. }
+    ));
+    // byte3 bit 0 set: not the template either.
+    let b2 = hex::decode("0f03049d945e9c02").unwrap();
+    assert!(matches!(
+        codec::decode_one(&b2).unwrap(),
+        Decoded::Unknown { .. }
+    ));
+    let v = isa().validate(&b).unwrap();
+    assert!(!v.valid);
+    assert_eq!(v.failed, vec!["known_encoding".to_string()]);
+    let ex = isa().explain("0f03049c945e9c03").unwrap();
+    assert!(ex[0].title.contains("unknown 8-byte"));
+}
+
+#[test]
+fn decoder_errors_name_the_byte_and_bits() {
+    let e = isa()
+        .disasm(&hex::decode("0f03049c945e9c02 0e").unwrap())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "<input>:byte 8 bits 3:0: error: format marker 0xe (byte 0 bits 3:0): the bundle length \
+         of this format is not known [rule: bundle_length]; expected 0xf (8-byte FLIX bundle), \
+         the only format whose length is public"
+    );
+    let e = isa().disasm(&hex::decode("0f0304").unwrap()).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("<input>:byte 0: error: truncated bundle"),
+        "{e}"
+    );
+    let v = isa().validate(&[0x0e]).unwrap();
+    assert_eq!(v.failed, vec!["bundle_length".to_string()]);
+    let v = isa()
+        .validate(&hex::decode("1f03049c945e9c02").unwrap())
+        .unwrap();
+    assert!(v.valid);
+}
+
+#[test]
+fn other_ops_have_no_known_encoding() {
+    for (text, op) in [
+        ("IVP_SA2NX8_IP v0, u0, a3", "IVP_SA2NX8_IP"),
+        ("IVP_SV2NX8_I v0, a3, 0", "IVP_SV2NX8_I"),
+        ("  ivp_sbn_i vb0, a3, 0", "IVP_SBN_I"),
+        ("IVP_ZALIGN u0", "IVP_ZALIGN"),
+    ] {
+        let e = isa().asm(text).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("encoding_known"));
+        assert!(
+            e.message.contains(&format!(
+                "encoding of {op} is not known for this configuration"
+            )),
+            "{e}"
+        );
+    }
+    let e = isa()
+        .asm("IVP_SV2NX8_IP v0, a3, 0\nIVP_SA2NX8_IP v0, u0, a3")
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("<input>:2:1: error: encoding of IVP_SA2NX8_IP"),
+        "{e}"
+    );
+    // A named format is not the public bundle's (its name is not given).
+    let e = isa().asm("N0 { IVP_SV2NX8_IP v0, a3, 0 }").unwrap_err();
+    assert!(e.message.contains("not known for format N0"), "{e}");
+    // nop fills are accepted beside the known op.
+    assert_eq!(
+        isa().asm("{ IVP_SV2NX8_IP v0, a3, 0 ; nop }").unwrap(),
+        isa().asm("IVP_SV2NX8_IP v0, a3, 0").unwrap()
+    );
+}
+
+#[test]
+fn explain_shows_fields_and_the_source_claims() {
+    let ex = isa().explain("0ff3049e945e9c02").unwrap();
+    assert!(ex[0].title.starts_with("IVP_SV2NX8_IP v31, a3, 0"));
+    let vt = ex[0].fields.iter().find(|f| f.name == "vt_hi").unwrap();
+    assert_eq!((vt.bits.as_str(), vt.raw.as_str()), ("25", "0x1"));
+    let ex = isa().explain("IVP_SA2NX8_IP").unwrap();
+    let claim = ex[0]
+        .fields
+        .iter()
+        .find(|f| f.name == "source claim")
+        .unwrap();
+    assert!(claim.meaning.contains("immediate post-increment"));
+    let sem = ex[0].fields.iter().find(|f| f.name == "semantics").unwrap();
+    assert!(sem.meaning.contains("a += VB"));
+    let enc = ex[0].fields.iter().find(|f| f.name == "encoding").unwrap();
+    assert_eq!(enc.raw, "unknown");
+    let sel = ex[0].fields.iter().find(|f| f.name == "selector").unwrap();
+    assert_eq!(sel.raw, "0x10fa00d0");
+    for op in [
+        "IVP_SALIGN_IP",
+        "IVP_SAPOS_FP",
+        "IVP_SAV2NX8_XP",
+        "IVP_SS2NX8_X",
+        "IVP_SVNX8S_I",
+    ] {
+        let ex = isa().explain(op).unwrap();
+        assert!(
+            ex[0].fields.iter().any(|f| f.name == "source claim"),
+            "{op}"
+        );
+    }
+    let ex = isa().explain("ivp_sapos2nx8_fp").unwrap();
+    assert_eq!(ex[0].title, "IVP_SAPOS_FP");
+    assert_eq!(ex[0].fields[0].name, "alias");
+    assert!(isa().explain("IVP_NOPE").is_err());
+}
