@@ -581,7 +581,6 @@ pub fn plan_block(
                 let cells = m.reg(pe, sv.reg).wrapping_add(sv.imm as u64);
                 let size = 128u64 << (sv.size - 1);
                 let off = cells.checked_mul(128);
-                let row_bytes = dense(s.cols, bits);
                 let fits = off
                     .is_some_and(|o| o.checked_add(size).is_some_and(|e| e <= s.capacity as u64));
                 if !fits {
@@ -594,18 +593,20 @@ pub fn plan_block(
                         ),
                     ));
                 }
-                let off = off.expect("checked");
-                let (vr0, vc0, vrows, vcols) = if off % row_bytes + size <= row_bytes {
-                    let c0 = (off % row_bytes) * 8 / bits as u64;
-                    (off / row_bytes, c0, 1, size * 8 / bits as u64)
-                } else if off % row_bytes == 0 && size % row_bytes == 0 {
-                    (off / row_bytes, 0, size / row_bytes, s.cols as u64)
+                // In elements: the parent is Rows × Col, row-major.
+                let off_e = off.expect("checked") * 8 / bits as u64;
+                let size_e = size * 8 / bits as u64;
+                let row_e = s.cols as u64;
+                let (vr0, vc0, vrows, vcols) = if off_e % row_e + size_e <= row_e {
+                    (off_e / row_e, off_e % row_e, 1, size_e)
+                } else if off_e % row_e == 0 && size_e % row_e == 0 {
+                    (off_e / row_e, 0, size_e / row_e, row_e)
                 } else {
                     return Err(legality(
                         Rule::SubviewView,
                         pe,
                         format!(
-                            "view of {size} bytes at byte {off} is neither one partial row nor whole rows of {row_bytes} bytes"
+                            "view of {size_e} elements at element {off_e} is neither one partial row nor whole rows of {row_e}"
                         ),
                     ));
                 };
@@ -658,30 +659,7 @@ pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch) {
     let tile = p.tile(m);
     let shape = &tile.shape;
     if p.bits == 4 {
-        let nbytes = p.ncols.div_ceil(2) as usize;
-        for i in 0..p.nrows {
-            s.data.clear();
-            s.mask.clear();
-            s.data.resize(nbytes, 0);
-            s.mask.resize(nbytes, 0);
-            for j in 0..p.ncols {
-                let v = tile.get(p.r0 + i, p.c0 + j) as u8 & 0xf;
-                let k = j as usize / 2;
-                if j % 2 == 0 {
-                    s.data[k] |= v;
-                    s.mask[k] |= 0x0f;
-                } else {
-                    s.data[k] |= v << 4;
-                    s.mask[k] |= 0xf0;
-                }
-            }
-            let addr = p.addr(i, 0);
-            let first = first_part(addr, nbytes);
-            s.tx.write_masked(addr, &s.data[..first], &s.mask[..first]);
-            if first < nbytes {
-                s.tx.write_masked(0, &s.data[first..], &s.mask[first..]);
-            }
-        }
+        emit_nibbles(tile, p, s);
         return;
     }
     let eb = (p.bits / 8) as usize;
@@ -718,6 +696,70 @@ pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch) {
             if first < row_len {
                 s.tx.write_aligned(0, &s.data[first..], eb as u64);
             }
+        }
+    }
+}
+
+/// Four-bit rows. Bytes whose two nibbles are both stored are plain byte
+/// writes (identical to a read-modify-write that replaces both nibbles); an odd
+/// last column is a nibble read-modify-write that keeps its sibling.
+fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch) {
+    let shape = &tile.shape;
+    let cols = shape.cols as usize;
+    let ncols = p.ncols as usize;
+    let full = ncols / 2;
+    let row_major = shape.layout == TileLayout::RowMajor;
+    // Dense fast path: whole rows, contiguous in the payload and in GM.
+    if row_major && p.c0 == 0 && ncols == cols && cols % 2 == 0 && p.stride == full as u64 {
+        let total = full * p.nrows as usize;
+        if p.base.checked_add(total as u64 - 1).is_some() {
+            let start = p.r0 as usize * full;
+            s.tx.write(p.base, &tile.payload[start..start + total]);
+            return;
+        }
+    }
+    for i in 0..p.nrows {
+        let addr = p.addr(i, 0);
+        let r = p.r0 + i;
+        let nbytes = ncols.div_ceil(2);
+        if row_major && first_part(addr, nbytes) == nbytes {
+            let n0 = r as usize * cols + p.c0 as usize;
+            let b = n0 / 2;
+            if full > 0 {
+                let dst = s.tx.write_with(addr, full, 1);
+                if n0 % 2 == 0 {
+                    dst.copy_from_slice(&tile.payload[b..b + full]);
+                } else {
+                    for (k, d) in dst.iter_mut().enumerate() {
+                        *d = (tile.payload[b + k] >> 4) | (tile.payload[b + k + 1] << 4);
+                    }
+                }
+            }
+            if ncols % 2 == 1 {
+                let v = tile.get(r, p.c0 + p.ncols - 1) as u8;
+                s.tx.write_nibble(addr.wrapping_add(full as u64), v, false);
+            }
+            continue;
+        }
+        s.data.clear();
+        s.mask.clear();
+        s.data.resize(nbytes, 0);
+        s.mask.resize(nbytes, 0);
+        for j in 0..p.ncols {
+            let v = tile.get(r, p.c0 + j) as u8 & 0xf;
+            let k = j as usize / 2;
+            if j % 2 == 0 {
+                s.data[k] |= v;
+                s.mask[k] |= 0x0f;
+            } else {
+                s.data[k] |= v << 4;
+                s.mask[k] |= 0xf0;
+            }
+        }
+        let first = first_part(addr, nbytes);
+        s.tx.write_masked(addr, &s.data[..first], &s.mask[..first]);
+        if first < nbytes {
+            s.tx.write_masked(0, &s.data[first..], &s.mask[first..]);
         }
     }
 }

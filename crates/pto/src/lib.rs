@@ -153,7 +153,7 @@ pub fn explain_word(raw: &word::Raw) -> Explanation {
                     let rawv = fd.get(word);
                     let meaning = match fd.part {
                         Part::Fixed => format!("{} (fixed)", fd.meaning),
-                        Part::Zero => format!("{} (must be zero)", fd.meaning),
+                        Part::Zero => fd.meaning.to_string(),
                         Part::Value(k, _) => {
                             format!(
                                 "{} = {}",

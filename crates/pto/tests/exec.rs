@@ -265,6 +265,13 @@ fn shared_sources_pend_or_check_their_geometry() {
     );
     assert_eq!(k, "TileLegality");
     assert!(m.contains("subview_view") && m.contains("PE1"), "{m}");
+    // Neither one partial row nor whole rows: 256 bytes from byte 128 of 256-byte rows.
+    let (k, m) = fault_of(
+        "BSTART.TSTORE U8; B.IOS S9, mask=1000; B.SUBVIEW 0, zero, 1, 2; BSTOP",
+        "[[shared]]\nid = 9\ndtype = \"U8\"\ncapacity = 1024\ncols = 256\nvalid_rows = 4\nvalid_cols = 256\n",
+    );
+    assert_eq!(k, "TileLegality");
+    assert!(m.contains("neither one partial row nor whole rows"), "{m}");
     // A partial-row view: 128 bytes = 2 rows of 64; SizeCode 1 at cell 1 = rows 2..3.
     let r = run(&format!(
         "isa = \"pto\"\nprogram = \"BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S4, mask=1000; B.SUBVIEW 0, zero, 1, 1; BSTOP\"\n[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 0x80\n{}",
