@@ -230,9 +230,6 @@ fn scenario_symbols() {
     let e = scenario_err(&format!("{SC_HEAD}symbols = 3\n"));
     assert_eq!(text_loc(&e), (5, 11));
     // Unknown var_id: the error points at the program line.
-    let e =
-        scenario_err("isa = \"neuron\"\n[symbols]\n\"3\" = 0x1000\n[expect]\noutcome = \"ok\"\n");
-    let _ = e; // no program: an error from the core
     let text = "isa = \"neuron\"\nprogram = \"\"\"\ntensor_store.u8 [0x0], num_elem=(1,1), imm=(1)\npseudo_tensor_store.u8 [var=9], num_elem=(1,1), imm=(1)\n\"\"\"\n[symbols]\n\"3\" = 0x1000\n";
     let e = scenario_err(text);
     assert_eq!(text_loc(&e), (4, 1));
