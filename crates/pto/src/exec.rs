@@ -722,18 +722,13 @@ fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch) {
         let addr = p.addr(i, 0);
         let r = p.r0 + i;
         let nbytes = ncols.div_ceil(2);
-        if row_major && first_part(addr, nbytes) == nbytes {
-            let n0 = r as usize * cols + p.c0 as usize;
-            let b = n0 / 2;
+        let n0 = r as usize * cols + p.c0 as usize;
+        if row_major && n0 % 2 == 0 && first_part(addr, nbytes) == nbytes {
+            // The row's nibbles start on a byte boundary of the payload.
             if full > 0 {
-                let dst = s.tx.write_with(addr, full, 1);
-                if n0 % 2 == 0 {
-                    dst.copy_from_slice(&tile.payload[b..b + full]);
-                } else {
-                    for (k, d) in dst.iter_mut().enumerate() {
-                        *d = (tile.payload[b + k] >> 4) | (tile.payload[b + k + 1] << 4);
-                    }
-                }
+                let b = n0 / 2;
+                s.tx.write_with(addr, full, 1)
+                    .copy_from_slice(&tile.payload[b..b + full]);
             }
             if ncols % 2 == 1 {
                 let v = tile.get(r, p.c0 + p.ncols - 1) as u8;

@@ -833,7 +833,13 @@ const IOS_FIELDS: &[FieldDef] = &[
     f("opcode", 6, 0, "0x13"),
 ];
 const SUBVIEW_FIELDS: &[FieldDef] = &[
-    v("SrcSelect", 31, 31, Fk::SrcSelect, "0 = source0"),
+    v(
+        "SrcSelect",
+        31,
+        31,
+        Fk::SrcSelect,
+        "source operand the view applies to",
+    ),
     v(
         "uimm11",
         30,
