@@ -163,7 +163,10 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
         return Ok(None);
     }
     let body = &line[s..e];
-    if body.len() >= 5 && body[..5].eq_ignore_ascii_case(".byte") {
+    if body
+        .get(..5)
+        .is_some_and(|p| p.eq_ignore_ascii_case(".byte"))
+    {
         return parse_bytes(line, s + 5, e, ln).map(|b| {
             Some(Item::Bytes {
                 bytes: b,

@@ -6,6 +6,47 @@ use crate::asm::{Bundle, Inst, Off};
 use crate::roster::{self, Conv, Kind, Mode, Op};
 use xstore_core::{FaultKind, Memory, TraceSink, Transaction};
 
+#[cold]
+fn misaligned_fault(op: &Op, ea: u32, align: u32) -> ExecFault {
+    ExecFault {
+        kind: FaultKind::Misaligned {
+            align: align as u64,
+        }
+        .name(),
+        addr: Some(ea as u64),
+        message: format!(
+            "{} address {ea:#x} is not a multiple of {align} (misaligned = \"fault\")",
+            op.name
+        ),
+    }
+}
+
+#[cold]
+fn discontinuity(op: &Op, inst: &Inst, u: &Valign, a: u32) -> ExecFault {
+    ExecFault {
+        kind: "valign_discontinuity",
+        addr: Some(a as u64),
+        message: format!(
+            "{} stores at {a:#x} through u{}, whose {} pending byte(s) end at {:#x}: a stream \
+             store that does not continue the pending span has no documented result, and the \
+             model will not guess",
+            op.name,
+            inst.u,
+            u.len,
+            u.end()
+        ),
+    }
+}
+
+#[cold]
+fn memory_fault(f: xstore_core::Fault) -> ExecFault {
+    ExecFault {
+        kind: f.kind.name(),
+        addr: Some(f.addr),
+        message: f.to_string(),
+    }
+}
+
 /// Bytes in a valign row.
 pub const ROW: u32 = 64;
 
@@ -174,23 +215,14 @@ impl Machine {
         (ea, align)
     }
 
+    #[inline]
     fn aligned(&self, op: &Op, ea: u32, align: u32, opts: &Options) -> Result<u32, ExecFault> {
         if ea % align == 0 {
             return Ok(ea);
         }
         match opts.misaligned {
             Misaligned::RoundDown => Ok(ea & !(align - 1)),
-            Misaligned::Fault => Err(ExecFault {
-                kind: FaultKind::Misaligned {
-                    align: align as u64,
-                }
-                .name(),
-                addr: Some(ea as u64),
-                message: format!(
-                    "{} address {ea:#x} is not a multiple of {align} (misaligned = \"fault\")",
-                    op.name
-                ),
-            }),
+            Misaligned::Fault => Err(misaligned_fault(op, ea, align)),
         }
     }
 
@@ -286,19 +318,7 @@ impl Machine {
                 };
                 let u = &self.u[inst.u as usize];
                 if n > 0 && u.len > 0 && a != u.end() {
-                    return Err(ExecFault {
-                        kind: "valign_discontinuity",
-                        addr: Some(a as u64),
-                        message: format!(
-                            "{} stores at {a:#x} through u{}, whose {} pending bytes end at \
-                             {:#x}: a stream store that does not continue the pending span has no \
-                             documented result, and the model will not guess",
-                            op.name,
-                            inst.u,
-                            u.len,
-                            u.end()
-                        ),
-                    });
+                    return Err(discontinuity(op, inst, u, a));
                 }
                 if n > 0 {
                     let v = &self.v[inst.src as usize];
@@ -382,11 +402,7 @@ impl Machine {
                 up = self.effect(inst, op, opts, tx)?;
             }
         }
-        mem.commit(tx, trace).map_err(|f| ExecFault {
-            kind: f.kind.name(),
-            addr: Some(f.addr),
-            message: f.to_string(),
-        })?;
+        mem.commit(tx, trace).map_err(memory_fault)?;
         self.apply(up);
         for inst in &b.ops {
             if r[inst.op as usize].kind() == Kind::Zalign {

@@ -55,14 +55,15 @@ fn options_are_checked() {
     assert!(run_err(&format!("{PROG}[options]\nstrict = true\n"))
         .starts_with("s.toml:4:1: error: unknown key `strict` in [options]"));
     // An unknown top-level key is the scenario loader's error.
-    let e = Scenario::parse(
-        &format!("{PROG}tiles = 1\n"),
-        "s.toml",
-        &["q7"],
-        &|n| (n == "q7").then(|| isa().scenario_keys()),
-    )
+    let e = Scenario::parse(&format!("{PROG}tiles = 1\n"), "s.toml", &["q7"], &|n| {
+        (n == "q7").then(|| isa().scenario_keys())
+    })
     .unwrap_err();
-    assert!(e.to_string().starts_with("s.toml:3:1: error: unknown key `tiles`"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("s.toml:3:1: error: unknown key `tiles`"),
+        "{e}"
+    );
 }
 
 #[test]
