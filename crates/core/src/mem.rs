@@ -306,12 +306,14 @@ impl Transaction {
     }
 
     /// Write `bytes` at `addr`.
+    #[inline]
     pub fn write(&mut self, addr: u64, bytes: &[u8]) {
         self.write_aligned(addr, bytes, 1);
     }
 
     /// Write `bytes` at `addr`, faulting unless `addr % align == 0` (`align` is a
     /// power of two).
+    #[inline]
     pub fn write_aligned(&mut self, addr: u64, bytes: &[u8], align: u64) {
         self.push_op(addr, bytes.len(), NO_MASK, align);
         self.data.extend_from_slice(bytes);
@@ -356,6 +358,7 @@ impl Transaction {
         self.write_masked(addr, &[v], &[m]);
     }
 
+    #[inline]
     fn push_op(&mut self, addr: u64, len: usize, mask: usize, align: u64) {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
         self.ops.push(WriteOp {
@@ -382,29 +385,57 @@ impl Transaction {
 #[repr(C, align(4096))]
 struct PageData([u8; PAGE_SIZE as usize]);
 
-type Page = Box<PageData>;
-
-/// Pages per leaf of the page table (a leaf maps 2 MiB of address space).
+/// Pages per leaf of the page table (a leaf maps 2 MiB of address space), and
+/// pages per arena chunk.
 const LEAF_SHIFT: u32 = 9;
 const LEAF_PAGES: usize = 1 << LEAF_SHIFT;
+const CHUNK_PAGES: usize = 512;
+const RECENT: usize = 16;
 
-/// The sparse page table: leaves of 512 page slots, found through a small hash
-/// index keyed by `page >> 9`. The index stays small and hot for the address
-/// ranges real programs touch, so a look-up is one hash probe and one array index.
-#[derive(Debug, Clone, Default)]
+/// The sparse page table.
+///
+/// Page data lives in an arena of 2 MiB chunks, handed out in allocation
+/// order, so the pages a program touches sit densely in host memory (fewer TLB
+/// misses than one heap block per page). A page is named by a handle (its
+/// arena position + 1). Leaves of 512 handles map 2 MiB of address space each;
+/// a small hash index keyed by `page >> 9` finds a leaf, and a direct-mapped
+/// cache of recent leaves spares the write path the hashing.
+#[derive(Debug, Clone)]
 struct PageTable {
     index: FxHashMap<u64, u32>,
-    leaves: Vec<Box<[Option<Page>; LEAF_PAGES]>>,
+    leaves: Vec<Box<[u32; LEAF_PAGES]>>,
+    /// `(leaf key + 1, leaf index)`; a zero key marks an empty entry.
+    recent: [(u64, u32); RECENT],
+    arena: Vec<Vec<PageData>>,
     count: u64,
+}
+
+impl Default for PageTable {
+    fn default() -> Self {
+        PageTable {
+            index: FxHashMap::default(),
+            leaves: Vec::new(),
+            recent: [(0, 0); RECENT],
+            arena: Vec::new(),
+            count: 0,
+        }
+    }
 }
 
 impl PageTable {
     #[inline]
+    fn data(&self, handle: u32) -> &[u8; PAGE_SIZE as usize] {
+        let h = handle as usize - 1;
+        &self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
+    }
+
+    #[inline]
     fn get(&self, pn: u64) -> Option<&[u8; PAGE_SIZE as usize]> {
         let leaf = *self.index.get(&(pn >> LEAF_SHIFT))?;
-        self.leaves[leaf as usize][pn as usize & (LEAF_PAGES - 1)]
-            .as_deref()
-            .map(|p| &p.0)
+        match self.leaves[leaf as usize][pn as usize & (LEAF_PAGES - 1)] {
+            0 => None,
+            h => Some(self.data(h)),
+        }
     }
 
     #[inline]
@@ -412,26 +443,58 @@ impl PageTable {
         self.get(pn).is_some()
     }
 
+    /// The page `pn`, allocated (and filled by `init`) if it does not exist.
     #[inline]
     fn get_or_insert(
         &mut self,
         pn: u64,
-        make: impl FnOnce() -> Page,
+        init: impl FnOnce(&mut [u8; PAGE_SIZE as usize]),
     ) -> &mut [u8; PAGE_SIZE as usize] {
-        let leaf = match self.index.get(&(pn >> LEAF_SHIFT)) {
+        let key = pn >> LEAF_SHIFT;
+        let r = self.recent[key as usize % RECENT];
+        let leaf = if r.0 == key.wrapping_add(1) {
+            r.1 as usize
+        } else {
+            self.find_leaf(key)
+        };
+        let slot = pn as usize & (LEAF_PAGES - 1);
+        let mut h = self.leaves[leaf][slot];
+        if h == 0 {
+            h = self.alloc(init);
+            self.leaves[leaf][slot] = h;
+        }
+        let h = h as usize - 1;
+        &mut self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn alloc(&mut self, init: impl FnOnce(&mut [u8; PAGE_SIZE as usize])) -> u32 {
+        if self.arena.last().is_none_or(|c| c.len() == CHUNK_PAGES) {
+            self.arena.push(Vec::with_capacity(CHUNK_PAGES));
+        }
+        let chunk = self.arena.last_mut().expect("a chunk with room exists");
+        chunk.push(PageData([0u8; PAGE_SIZE as usize]));
+        init(&mut chunk.last_mut().expect("just pushed").0);
+        self.count += 1;
+        u32::try_from(self.count).expect("page count fits in 32 bits under any cap")
+    }
+
+    /// The leaf for `key`, created if needed, and remembered in `recent`.
+    #[cold]
+    #[inline(never)]
+    fn find_leaf(&mut self, key: u64) -> usize {
+        let leaf = match self.index.get(&key) {
             Some(&l) => l as usize,
             None => {
-                self.leaves.push(Box::new(std::array::from_fn(|_| None)));
+                self.leaves.push(Box::new([0u32; LEAF_PAGES]));
                 let l = self.leaves.len() - 1;
-                self.index.insert(pn >> LEAF_SHIFT, l as u32);
+                self.index.insert(key, l as u32);
                 l
             }
         };
-        let slot = &mut self.leaves[leaf][pn as usize & (LEAF_PAGES - 1)];
-        if slot.is_none() {
-            self.count += 1;
-        }
-        &mut slot.get_or_insert_with(make).0
+        self.recent[key as usize % RECENT] = (key.wrapping_add(1), leaf as u32);
+        leaf
     }
 }
 
@@ -472,6 +535,7 @@ impl Memory {
     /// Check every write of `tx` without changing anything. Writes are checked in
     /// order; for each: overflow, then alignment, then each touched byte's mapping
     /// and permission. Last, the allocation cap.
+    #[inline]
     pub fn probe(&self, tx: &Transaction) -> Result<(), Fault> {
         // An upper bound on the pages the transaction spans is cheap; pages are
         // counted exactly (hash look-ups) only when that bound could pass the cap.
@@ -683,26 +747,27 @@ impl Memory {
         }
     }
 
-    fn new_page(map: &MemoryMap, pn: u64) -> Page {
-        let mut page: Page = Box::new(PageData([0u8; PAGE_SIZE as usize]));
+    /// Fill a new page with the fill bytes of the regions it overlaps.
+    fn fill_page(map: &MemoryMap, pn: u64, page: &mut [u8; PAGE_SIZE as usize]) {
         let start = pn << PAGE_SHIFT;
         let end = start | (PAGE_SIZE - 1);
         for r in map.regions() {
             if r.fill != 0 && r.base <= end && r.last >= start {
                 let lo = (r.base.max(start) - start) as usize;
                 let hi = (r.last.min(end) - start) as usize;
-                page.0[lo..=hi].fill(r.fill);
+                page[lo..=hi].fill(r.fill);
             }
         }
-        page
     }
 
     #[inline]
     fn page_mut(&mut self, pn: u64) -> &mut [u8; PAGE_SIZE as usize] {
         let map = &self.map;
-        self.pages.get_or_insert(pn, || Self::new_page(map, pn))
+        self.pages
+            .get_or_insert(pn, |p| Self::fill_page(map, pn, p))
     }
 
+    #[inline]
     fn apply(&mut self, addr: u64, data: &[u8], mask: Option<&[u8]>) {
         // Fast path: an unmasked write inside one page.
         let off = (addr & (PAGE_SIZE - 1)) as usize;
