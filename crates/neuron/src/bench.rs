@@ -53,13 +53,10 @@ pub fn decode_validate(quick: bool) -> BenchResult {
             black_box(acc);
         },
         || {
-            let mut acc = 0u32;
-            for c in black_box(&stream).chunks_exact(64) {
-                let mut x = 0u32;
-                for &b in c {
-                    x = x.wrapping_mul(31).wrapping_add(b as u32);
-                }
-                acc = acc.wrapping_add(x);
+            // Read every byte once: a plain sum (the compiler may vectorize it).
+            let mut acc = 0u64;
+            for &b in black_box(&stream).iter() {
+                acc = acc.wrapping_add(b as u64);
             }
             black_box(acc);
         },

@@ -341,20 +341,137 @@ pub fn run(id: CheckId, inst: &Mem2d) -> Verdict {
     }
 }
 
+/// Width of each dtype byte in the 8-type set (0 = not in the set).
+const SET_WIDTH: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < tables::DTYPES.len() {
+        let d = &tables::DTYPES[i];
+        if d.in_set {
+            t[d.code as usize] = match d.width {
+                Some(w) => w,
+                None => 0,
+            };
+        }
+        i += 1;
+    }
+    t
+};
+
+/// Width of each dtype byte that has one, in the set or not (0 = none).
+const ANY_WIDTH: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < tables::DTYPES.len() {
+        let d = &tables::DTYPES[i];
+        t[d.code as usize] = match d.width {
+            Some(w) => w,
+            None => 0,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// A bit per failing check (bit i = `ALL[i]`): the executor's and the
+/// bench's fast path, allocation- and branch-light. It computes exactly what
+/// [`run`] computes for every check (a property test holds them equal).
+#[inline]
+pub fn fail_mask(inst: &Mem2d) -> u16 {
+    const HEADER: u16 = 1 << 0;
+    const SHARED: u16 = 1 << 3;
+    const DATASRC: u16 = 1 << 4;
+    const NUM: u16 = 1 << 5;
+    const U64: u16 = 1 << 6;
+    const ADDR: u16 = 1 << 7;
+    const WINDOW: u16 = 1 << 8;
+    const REG64: u16 = 1 << 9;
+    let load = inst.dir() == Dir::Load;
+    let mut f = 0u16;
+    if inst.word_len != WORD_LEN {
+        f |= HEADER;
+    }
+    let [n0, n1] = inst.num_elem;
+    let w = SET_WIDTH[inst.dtype as usize];
+    if n0.wrapping_sub(1) > 31 || n1.wrapping_sub(1) > 31 || w == 0 {
+        f |= SHARED;
+    }
+    let reg_src = inst.datasrc == 0;
+    if (load && !reg_src) || inst.datasrc > 1 {
+        f |= DATASRC;
+    }
+    let count = n0 as usize * n1 as usize;
+    let cap = if load || reg_src {
+        32
+    } else if w == 0 {
+        0
+    } else {
+        32 / w as usize
+    };
+    if count > cap || (!load && !reg_src && w == 0) {
+        f |= NUM;
+    }
+    let lo = u128::from_le_bytes(inst.data[..16].try_into().expect("16"));
+    let hi = u128::from_le_bytes(inst.data[16..].try_into().expect("16"));
+    if inst.dtype == 0x1 && reg_src && (lo | hi) & u128::from_le_bytes([1; 16]) != 0 {
+        f |= U64;
+    }
+    let aw = ANY_WIDTH[inst.dtype as usize];
+    if !inst.is_pseudo() && (inst.addr_raw >> 58) == 0 && aw != 0 {
+        let a = inst.addr_raw;
+        if a & (aw as u64 - 1) != 0 {
+            f |= ADDR;
+        }
+        if n0 != 0 && n1 != 0 {
+            // base < 2^58 and |offsets| < 2^41: i64 is exact here.
+            let wi = aw as i64;
+            let d0 = (n0 as i64 - 1) * inst.step_elem[0] as i64 * wi;
+            let d1 = (n1 as i64 - 1) * inst.step_elem[1] as i64 * wi;
+            let lo = a as i64 + d0.min(0) + d1.min(0);
+            let hi = a as i64 + d0.max(0) + d1.max(0) + wi - 1;
+            if lo < 0 || (lo >> WINDOW_SHIFT) != (hi >> WINDOW_SHIFT) {
+                f |= WINDOW;
+            }
+        }
+    }
+    if load || reg_src {
+        let used = count.min(32);
+        let (mlo, mhi) = if used >= 16 {
+            (
+                u128::MAX,
+                if used == 32 {
+                    u128::MAX
+                } else {
+                    (1u128 << (8 * (used - 16))) - 1
+                },
+            )
+        } else {
+            ((1u128 << (8 * used)) - 1, 0)
+        };
+        let high_bits = u128::from_le_bytes([0xc0; 16]);
+        if ((lo & mlo) | (hi & mhi)) & high_bits != 0 {
+            f |= REG64;
+        }
+    }
+    f
+}
+
 /// The first failing check in table order, for the executor.
 #[inline]
 pub fn first_failure(inst: &Mem2d) -> Option<(CheckId, Fail)> {
-    for id in ALL {
-        if let Verdict::Fail(f) = run(id, inst) {
-            return Some((id, f));
-        }
+    let mask = fail_mask(inst);
+    if mask == 0 {
+        return None;
     }
-    None
+    let id = ALL[mask.trailing_zeros() as usize];
+    match run(id, inst) {
+        Verdict::Fail(f) => Some((id, f)),
+        _ => unreachable!("fail_mask and run agree"),
+    }
 }
 
-/// A bit per failing check (bit i = `ALL[i]`), allocation-free.
-#[inline]
-pub fn fail_mask(inst: &Mem2d) -> u16 {
+/// [`fail_mask`] computed check by check through [`run`] (the reference).
+pub fn fail_mask_slow(inst: &Mem2d) -> u16 {
     let mut m = 0u16;
     for (i, id) in ALL.into_iter().enumerate() {
         if matches!(run(id, inst), Verdict::Fail(_)) {

@@ -456,6 +456,7 @@ fn check_functions_agree_with_fail_mask() {
     let b = asm1("tensor_store.u16 [0xffffff], num_elem=(9,1), reg=(r1,r2,r3,r4,r5,r6,r7,r8,r99)");
     let m = mem2d(&b);
     let mask = check::fail_mask(&m);
+    assert_eq!(mask, check::fail_mask_slow(&m));
     for (i, id) in check::ALL.into_iter().enumerate() {
         let f = matches!(check::run(id, &m), Verdict::Fail(_));
         assert_eq!(mask >> i & 1 == 1, f, "{:?}", id);
