@@ -269,7 +269,7 @@ impl Machine {
 
     /// The effects of one B07 op: its writes go into `tx`, its register updates
     /// are returned for after the commit.
-    #[inline]
+    #[inline(always)]
     fn effect(
         &self,
         inst: &Inst,

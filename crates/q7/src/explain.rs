@@ -198,6 +198,49 @@ fn sig_meaning(s: Sig) -> &'static str {
     }
 }
 
+/// Explain an instruction or bundle written in assembly: each op's mnemonic
+/// explanation, headed by its operands and, where known, its bytes.
+pub fn instruction(text: &str) -> Option<Result<Vec<Explanation>, Diagnostic>> {
+    let first = text.split_whitespace().next()?;
+    if roster::lookup(first).is_none() && !text.trim_start().starts_with(['{', 'F', 'f', 'N', 'n'])
+    {
+        return None;
+    }
+    let items = match crate::asm::parse(text) {
+        Ok(i) => i,
+        Err(d) => return Some(Err(d)),
+    };
+    let [crate::asm::Item::Bundle(b)] = items.as_slice() else {
+        return None;
+    };
+    let mut out = Vec::new();
+    for inst in &b.ops {
+        let mut ex = mnemonic(&inst.op().name).expect("a roster op");
+        ex.title = inst.text();
+        let enc = codec::encode(inst);
+        if let Ok(bytes) = enc {
+            if b.ops.len() == 1 && b.format.is_none() {
+                ex.hex = xstore_core::hex::encode(&bytes);
+            }
+        }
+        ex.fields.insert(
+            0,
+            f(
+                "instruction",
+                b.text(),
+                format!(
+                    "{} op(s) in the bundle, {} nop fill(s)",
+                    b.ops.len(),
+                    b.nops
+                ),
+                Provenance::OBSERVED_HIGH,
+            ),
+        );
+        out.push(ex);
+    }
+    Some(Ok(out))
+}
+
 /// Explain bundle bytes.
 pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
     let mut out = Vec::new();

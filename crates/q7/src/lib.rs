@@ -166,13 +166,21 @@ impl Isa for Model {
         if let Some(e) = explain::mnemonic(t) {
             return Ok(vec![e]);
         }
-        match xstore_core::hex::decode(t) {
-            Ok(bytes) if !bytes.is_empty() => explain::bundles(&bytes),
-            _ => Err(Diagnostic::syntax(format!(
-                "`{t}` is neither a q7 mnemonic nor hex bundle bytes"
-            ))
-            .expected("a mnemonic such as IVP_SA2NX8_IP, or bytes such as 0f03049c945e9c02")),
+        if let Ok(bytes) = xstore_core::hex::decode(t) {
+            if !bytes.is_empty() {
+                return explain::bundles(&bytes);
+            }
         }
+        if let Some(r) = explain::instruction(t) {
+            return r;
+        }
+        Err(Diagnostic::syntax(format!(
+            "`{t}` is neither a q7 mnemonic, an instruction, nor hex bundle bytes"
+        ))
+        .expected(
+            "a mnemonic such as IVP_SA2NX8_IP, an instruction such as \"IVP_SV2NX8_IP v0, a3, 64\", \
+             or bytes such as 0f03049c945e9c02",
+        ))
     }
 
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {

@@ -209,3 +209,23 @@ fn explain_shows_fields_and_the_source_claims() {
     assert_eq!(ex[0].fields[0].name, "alias");
     assert!(isa().explain("IVP_NOPE").is_err());
 }
+
+#[test]
+fn explain_accepts_an_instruction_text() {
+    let ex = isa().explain("IVP_SV2NX8_IP v31, a3, -64").unwrap();
+    assert_eq!(ex.len(), 1);
+    assert_eq!(ex[0].title, "IVP_SV2NX8_IP v31, a3, -64");
+    assert_eq!(ex[0].hex, "fff3049e945e9c02");
+    let ex = isa()
+        .explain("{ IVP_ZALIGN u0 ; ivp_sbn_i vb1, a2, 4 }")
+        .unwrap();
+    assert_eq!(ex.len(), 2);
+    assert_eq!(ex[1].title, "IVP_SBN_I vb1, a2, 4");
+    assert!(ex[1].hex.is_empty());
+    let e = isa().explain("N1 { IVP_SS2NX8_I v0, a3, 0 }").unwrap_err();
+    assert_eq!(e.rule.as_deref(), Some("placement"));
+    // Hex that starts like a format name is still bytes.
+    let ex = isa().explain("ff03049c945e9c02").unwrap();
+    assert!(ex[0].title.starts_with("IVP_SV2NX8_IP v0, a3, -64"));
+    assert!(isa().explain("zz").is_err());
+}
