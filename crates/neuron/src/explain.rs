@@ -267,6 +267,24 @@ fn data_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
             });
         }
     }
+    let readable = reg_src || (m.datasrc == 1 && imm_w.is_some());
+    if !readable {
+        f.push(ExplainField {
+            name: "data".to_string(),
+            bits: "bytes 32..64".to_string(),
+            raw: hex::encode(&m.data),
+            meaning: if m.datasrc > 1 {
+                format!(
+                    "raw: src_datasrc {} has no reading of the data field",
+                    m.datasrc
+                )
+            } else {
+                format!("raw: immediates of dtype {:#04x} have no reading", m.dtype)
+            },
+            provenance: data_def.provenance,
+        });
+        return;
+    }
     if used < 32 {
         let rest = &m.data[used..];
         f.push(ExplainField {

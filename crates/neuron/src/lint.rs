@@ -98,7 +98,7 @@ pub fn lint(sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         let inst = match exec::lower_one(&orig, &symbols) {
             Ok(m) => m,
             Err(e) => {
-                push("unresolved_pseudo", Severity::Warning, e.message);
+                push("unresolved_pseudo", Severity::Warning, e.message.clone());
                 orig
             }
         };
