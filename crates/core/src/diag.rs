@@ -49,9 +49,16 @@ pub enum Location {
     },
 }
 
-/// One error, with everything a user needs to fix it.
+/// One error, with everything a user needs to fix it. Boxed, so that a
+/// `Result<T, Diagnostic>` stays one pointer wide on the error side; the fields
+/// are reached through `Deref` (`d.message`, `d.location`, …).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
+#[serde(transparent)]
+pub struct Diagnostic(Box<DiagnosticData>);
+
+/// The fields of a [`Diagnostic`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiagnosticData {
     pub kind: DiagKind,
     pub message: String,
     pub location: Location,
@@ -64,14 +71,14 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(kind: DiagKind, message: impl Into<String>) -> Self {
-        Diagnostic {
+        Diagnostic(Box::new(DiagnosticData {
             kind,
             message: message.into(),
             location: Location::None,
             rule: None,
             expected: None,
             hint: None,
-        }
+        }))
     }
 
     pub fn syntax(message: impl Into<String>) -> Self {
@@ -164,6 +171,19 @@ impl Diagnostic {
             *offset += base;
         }
         self
+    }
+}
+
+impl std::ops::Deref for Diagnostic {
+    type Target = DiagnosticData;
+    fn deref(&self) -> &DiagnosticData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostic {
+    fn deref_mut(&mut self) -> &mut DiagnosticData {
+        &mut self.0
     }
 }
 

@@ -403,7 +403,7 @@ const RECENT: usize = 16;
 #[derive(Debug, Clone)]
 struct PageTable {
     index: FxHashMap<u64, u32>,
-    leaves: Vec<Box<[u32; LEAF_PAGES]>>,
+    leaves: Vec<[u32; LEAF_PAGES]>,
     /// `(leaf key + 1, leaf index)`; a zero key marks an empty entry.
     recent: [(u64, u32); RECENT],
     arena: Vec<Vec<PageData>>,
@@ -487,7 +487,7 @@ impl PageTable {
         let leaf = match self.index.get(&key) {
             Some(&l) => l as usize,
             None => {
-                self.leaves.push(Box::new([0u32; LEAF_PAGES]));
+                self.leaves.push([0u32; LEAF_PAGES]);
                 let l = self.leaves.len() - 1;
                 self.index.insert(key, l as u32);
                 l
