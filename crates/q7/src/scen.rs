@@ -157,6 +157,16 @@ pub fn program(sc: &Scenario) -> Result<Vec<Bundle>, Diagnostic> {
     }
 }
 
+/// What a valign register shows: its bytes and its pending span (not whether a
+/// `zalign` ran, nor where an empty span last was).
+fn visible(u: &crate::exec::Valign) -> ([u8; 64], u32, u8, u8) {
+    if u.len == 0 {
+        (u.data, 0, 0, 0)
+    } else {
+        (u.data, u.row, u.lo, u.len)
+    }
+}
+
 /// Every register, with its `changed` flag.
 pub fn report(before: &Machine, after: &Machine) -> Vec<RegReport> {
     let mut out = Vec::with_capacity(68);
@@ -185,7 +195,7 @@ pub fn report(before: &Machine, after: &Machine) -> Vec<RegReport> {
         out.push(RegReport {
             name: format!("u{i}"),
             value: RegValue::Hex(xstore_core::hex::encode(&after.u[i].data)),
-            changed: after.u[i] != before.u[i],
+            changed: visible(&after.u[i]) != visible(&before.u[i]),
         });
     }
     out
