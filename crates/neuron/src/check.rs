@@ -35,7 +35,13 @@ pub enum Fail {
     /// An immediate start address not aligned to the element width.
     Misaligned { addr: u64, width: u8 },
     /// The span [lo, hi] (bytes, may pass 0 or 2^64 - 1) leaves one 16 MiB window.
-    Window { lo: i128, hi: i128 },
+    Window {
+        base: u64,
+        num: [u8; 2],
+        step: [i32; 2],
+        lo: i128,
+        hi: i128,
+    },
 }
 
 fn show_i128(v: i128) -> String {
@@ -66,7 +72,18 @@ impl fmt::Display for Fail {
                 "start_addr = {addr:#x} is not a multiple of {width}; allowed a multiple of \
                  sizeof(dtype) = {width}"
             ),
-            Fail::Window { lo, hi } => {
+            Fail::Window {
+                base,
+                num,
+                step,
+                lo,
+                hi,
+            } => {
+                write!(
+                    f,
+                    "start_addr = {base:#x}, num_elem = ({},{}), step_elem = ({},{}): ",
+                    num[0], num[1], step[0], step[1]
+                )?;
                 if lo < 0 || hi > u64::MAX as i128 {
                     write!(
                         f,
@@ -175,7 +192,13 @@ pub fn window(inst: &Mem2d, base: u64, width: u8) -> Verdict {
     };
     let (lo, hi) = (base as i128 + lo, base as i128 + hi);
     if lo < 0 || hi > u64::MAX as i128 || (lo >> WINDOW_SHIFT) != (hi >> WINDOW_SHIFT) {
-        return Verdict::Fail(Fail::Window { lo, hi });
+        return Verdict::Fail(Fail::Window {
+            base,
+            num: inst.num_elem,
+            step: inst.step_elem,
+            lo,
+            hi,
+        });
     }
     Verdict::Pass
 }
