@@ -106,8 +106,11 @@ pub fn dense_u8_64k(quick: bool) -> BenchResult {
 
 pub fn u4x2(quick: bool) -> BenchResult {
     let mut m = Machine::new();
-    // 16 KiB of U4X2: 128 columns × 256 rows, 64 bytes per row.
-    let t = tile(28, 16 << 10, 128, 256, 0x9abc_def0);
+    // 16 KiB of U4X2: 128 columns × 256 rows, 64 bytes per row; 127 valid
+    // columns, so every row ends with a nibble read-modify-write.
+    let mut t = tile(28, 16 << 10, 128, 256, 0x9abc_def0);
+    t.shape.valid_cols = 127;
+    t.defined.truncate(256 * 127);
     let payload = t.payload.clone();
     *m.local_mut(0, 0) = Some(t);
     m.gpr[0][2] = 0x20_0000;

@@ -652,14 +652,18 @@ pub struct Scratch {
 }
 
 /// Append one plan's writes to `tx`, in row-major order.
-pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch) {
+///
+/// `sole` says this plan is the block's only one: no other write of the block
+/// can touch its bytes, so a row's odd last nibble may be merged with the
+/// current memory byte (`mem`) into one contiguous write.
+pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool) {
     if p.nrows == 0 || p.ncols == 0 {
         return;
     }
     let tile = p.tile(m);
     let shape = &tile.shape;
     if p.bits == 4 {
-        emit_nibbles(tile, p, s);
+        emit_nibbles(tile, p, s, mem, sole);
         return;
     }
     let eb = (p.bits / 8) as usize;
@@ -703,7 +707,7 @@ pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch) {
 /// Four-bit rows. Bytes whose two nibbles are both stored are plain byte
 /// writes (identical to a read-modify-write that replaces both nibbles); an odd
 /// last column is a nibble read-modify-write that keeps its sibling.
-fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch) {
+fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool) {
     let shape = &tile.shape;
     let cols = shape.cols as usize;
     let ncols = p.ncols as usize;
@@ -718,10 +722,38 @@ fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch) {
             return;
         }
     }
+    // Rows back to back in GM (stride = row bytes), each starting on a payload
+    // byte: one write; an odd last nibble merges with the byte in memory, which
+    // is what the nibble read-modify-write would leave there.
+    let nbytes = ncols.div_ceil(2);
+    if sole
+        && row_major
+        && ncols % 2 == 1
+        && cols % 2 == 0
+        && p.c0 % 2 == 0
+        && p.stride == nbytes as u64
+    {
+        let total = nbytes * p.nrows as usize;
+        let mut old = std::mem::take(&mut s.data);
+        old.clear();
+        old.resize(total, 0);
+        if p.base.checked_add(total as u64 - 1).is_some() && mem.read(p.base, &mut old).is_ok() {
+            let dst = s.tx.write_with(p.base, total, 1);
+            for i in 0..p.nrows as usize {
+                let n0 = (p.r0 as usize + i) * cols + p.c0 as usize;
+                let row = &mut dst[i * nbytes..(i + 1) * nbytes];
+                row[..full].copy_from_slice(&tile.payload[n0 / 2..n0 / 2 + full]);
+                let last = (n0 + ncols - 1) / 2;
+                row[full] = (tile.payload[last] & 0xf) | (old[i * nbytes + full] & 0xf0);
+            }
+            s.data = old;
+            return;
+        }
+        s.data = old;
+    }
     for i in 0..p.nrows {
         let addr = p.addr(i, 0);
         let r = p.r0 + i;
-        let nbytes = ncols.div_ceil(2);
         let n0 = r as usize * cols + p.c0 as usize;
         if row_major && n0 % 2 == 0 && first_part(addr, nbytes) == nbytes {
             // The row's nibbles start on a byte boundary of the payload.
@@ -869,8 +901,9 @@ pub fn run_words<T: TraceSink>(
     }
     let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(8);
     s.tx.clear();
+    let sole = plans.len() == 1;
     for p in &plans {
-        emit(m, p, s);
+        emit(m, p, s, mem, sole);
     }
     s.plans = plans;
     match mem.commit(&s.tx, trace) {

@@ -924,3 +924,52 @@ fn the_random_cases_reach_every_outcome() {
         "{ok} {align} {page} {top_ok} {nibble_ok}"
     );
 }
+
+#[test]
+fn back_to_back_nibble_rows_keep_the_sibling_of_each_last_nibble() {
+    // U4X2, 5 valid columns, stride 3 = ceil(5 / 2): the rows touch, and each
+    // row's last byte keeps its high nibble.
+    let st = |pes: &[u32]| {
+        pes.iter()
+            .map(|&pe| {
+                format!(
+                    "[[tile]]\npe = {pe}\nreg = \"T#1\"\ndtype = \"U4X2\"\ncapacity = 128\ncols = 8\nvalid_rows = 3\nvalid_cols = 5\ndata = [1,2,3,4,5, 6,7,8,9,10, 11,12,13,14,15]\n"
+                )
+            })
+            .collect::<String>()
+    };
+    let regs = "[regs]\n\"pe0.a0\" = 0x20\n\"pe0.a1\" = 3\n\"pe1.a0\" = 0x40\n\"pe1.a1\" = 3\n";
+    let init = "[[init]]\naddr = 0x20\nfill = 0xff\nlen = 0x40\n";
+    let want = "2143f57698facbedff";
+    for (mask, pes) in [("1000", vec![0]), ("1100", vec![0, 1])] {
+        let r = run(&format!(
+            "isa = \"pto\"\nprogram = \"BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask={mask}, last; BSTOP\"\n{regs}{init}{}",
+            st(&pes)
+        ));
+        assert_eq!(r.exec.outcome, Outcome::Ok, "{:?}", r.exec.fault);
+        let got: String = r
+            .memory
+            .peek(0x20, 10)
+            .iter()
+            .map(|b| format!("{:02x}", b.unwrap()))
+            .collect();
+        assert_eq!(&got[..18], &want[..18], "mask {mask}");
+        if pes.len() == 2 {
+            let got: String = r
+                .memory
+                .peek(0x40, 9)
+                .iter()
+                .map(|b| format!("{:02x}", b.unwrap()))
+                .collect();
+            assert_eq!(got, &want[..18]);
+        }
+    }
+    // A read-only last byte: DataPage at that byte, nothing written.
+    let r = run(&format!(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP\"\n{regs}\n[[memory]]\nbase = 0\nsize = 0x25\n[[memory]]\nbase = 0x25\nsize = 0x100\naccess = \"r\"\n{}",
+        st(&[0])
+    ));
+    let f = r.exec.fault.unwrap();
+    assert_eq!((f.kind.as_str(), f.address), ("DataPage", Some(0x25)));
+    assert!(r.writes.is_empty());
+}
