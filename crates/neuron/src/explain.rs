@@ -10,6 +10,9 @@ use xstore_core::{hex, Diagnostic, Provenance};
 
 /// Explain hex bytes (N × 64) or, when the argument is not hex, assembly text.
 pub fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
+    if let Some(def) = tables::OPCODES.iter().find(|o| o.mnemonic == arg.trim()) {
+        return Ok(vec![explain_format(def)]);
+    }
     let insts: Vec<Decoded> = match hex::decode(arg) {
         Ok(bytes) => inst::decode_stream(&bytes)?,
         Err(hex_err) => match asm::parse_program(arg) {
@@ -18,6 +21,40 @@ pub fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         },
     };
     Ok(insts.iter().map(explain_one).collect())
+}
+
+/// A bare mnemonic: the format's fields from the table, no bytes.
+fn explain_format(def: &tables::OpcodeDef) -> Explanation {
+    let pseudo = matches!(
+        def.kind,
+        tables::OpKind::PseudoStore | tables::OpKind::PseudoLoad
+    );
+    let mut fields = Vec::new();
+    if def.kind != tables::OpKind::NotModelled {
+        for f in FIELDS {
+            if pseudo && f.name == "start_addr" {
+                fields.extend(
+                    PSEUDO_FIELDS
+                        .iter()
+                        .map(|p| row(p, "-".into(), p.content.into())),
+                );
+                continue;
+            }
+            fields.push(row(f, "-".into(), f.content.into()));
+        }
+    } else {
+        fields.push(row(
+            &FIELDS[tables::F_OPCODE],
+            format!("{:#04x}", def.code),
+            def.note.into(),
+        ));
+    }
+    Explanation {
+        title: format!("{} ({:#04x}): {}", def.name, def.code, def.note),
+        hex: String::new(),
+        fields,
+        notes: vec![format!("provenance of the opcode: {}", def.provenance)],
+    }
 }
 
 fn range(f: &FieldDef) -> String {

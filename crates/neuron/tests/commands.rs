@@ -216,6 +216,12 @@ fn explain_covers_every_field_with_provenance() {
         a.meaning
     );
     assert!(isa().explain("zz").is_err());
+    // A bare mnemonic explains the format.
+    let e = &isa().explain("pseudo_tensor_load").unwrap()[0];
+    assert!(e.hex.is_empty());
+    assert!(e.title.starts_with("PSEUDO_TENSOR_LOAD (0xce)"));
+    assert_eq!(e.fields.len(), 18);
+    assert_eq!(e.fields[13].name, "var_id");
 }
 
 #[test]
