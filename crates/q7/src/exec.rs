@@ -295,6 +295,8 @@ impl Machine {
                         *e = (m >> (i / per)) & 1 == 1;
                     }
                     tx.write_enabled(ea as u64, &img[..n], &en[..n]);
+                } else if let Conv::Copy { .. } = conv {
+                    tx.write(ea as u64, &self.v[inst.src as usize][..n]);
                 } else {
                     let dst = tx.write_with(ea as u64, n, 1);
                     image(conv, &self.v[inst.src as usize], dst);
