@@ -7,7 +7,7 @@
 //! it: a fault writes nothing. A load reads every element before it writes any
 //! register.
 
-use crate::check::{self, CheckId, Fail, Verdict};
+use crate::check::{self, Fail, Verdict};
 use crate::inst::{AddrForm, Decoded, Dir, Mem2d};
 use crate::tables::{self, NUM_REGS};
 use std::collections::BTreeMap;
@@ -292,9 +292,4 @@ pub fn lower_stream(bytes: &[u8], symbols: &BTreeMap<u32, u64>) -> Result<Vec<u8
         out.extend_from_slice(&lowered.encode());
     }
     Ok(out)
-}
-
-/// The ID of a check, for callers that report by id.
-pub fn check_name(id: CheckId, inst: &Mem2d) -> &'static str {
-    id.name(inst.dir())
 }

@@ -544,3 +544,37 @@ fn addr8_marker_table() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn direction_and_pseudo_flags_follow_the_opcode_table() {
+    use tables::OpKind;
+    use xstore_neuron::inst::Dir;
+    for o in tables::OPCODES
+        .iter()
+        .filter(|o| o.kind != OpKind::NotModelled)
+    {
+        let m = Mem2d::blank(o.code);
+        let load = matches!(o.kind, OpKind::Load | OpKind::PseudoLoad);
+        let pseudo = matches!(o.kind, OpKind::PseudoStore | OpKind::PseudoLoad);
+        assert_eq!(m.dir() == Dir::Load, load, "{}", o.name);
+        assert_eq!(m.is_pseudo(), pseudo, "{}", o.name);
+        assert_eq!(m.def().code, o.code);
+    }
+}
+
+#[test]
+fn event_and_debug_bytes_pass_through_unchanged() {
+    for v in [0x00u8, 0x05, 0x85, 0xfe, 0x13, 0xff] {
+        let mut b = asm1("tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)");
+        b[2] = v;
+        b[3] = v ^ 0x5a;
+        b[4] = v;
+        b[6] = v.rotate_left(3);
+        let text = xstore_neuron::isa().disasm(&b).unwrap();
+        assert_eq!(xstore_neuron::isa().asm(&text[0]).unwrap()[0], b.to_vec());
+        assert!(
+            failed(&b).is_empty(),
+            "events and debug bytes never fail a check"
+        );
+    }
+}
