@@ -908,8 +908,27 @@ pub fn run_words<T: TraceSink>(
     s.plans = plans;
     match mem.commit(&s.tx, trace) {
         Ok(()) => BlockResult::Ok,
-        Err(f) => BlockResult::Fault(map_fault(&f, bits)),
+        Err(f) => {
+            let mut pf = map_fault(&f, bits);
+            if let (false, Some(a)) = (pf.cap, pf.address) {
+                if let Some((pe, r, c)) = locate(&s.plans, a) {
+                    pf.message = format!("PE{pe} element ({r}, {c}): {}", pf.message);
+                }
+            }
+            BlockResult::Fault(pf)
+        }
     }
+}
+
+/// The first element (PE, source row, source column), in store order, at `addr`.
+fn locate(plans: &[Plan], addr: u64) -> Option<(usize, u32, u32)> {
+    plans.iter().find_map(|p| {
+        (0..p.nrows).find_map(|i| {
+            (0..p.ncols)
+                .find(|&j| p.addr(i, j) == addr)
+                .map(|j| (p.pe, p.r0 + i, p.c0 + j))
+        })
+    })
 }
 
 /// Split a word stream into blocks: each ends after BSTOP/C.BSTOP (or at the end).

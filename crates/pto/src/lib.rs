@@ -407,6 +407,9 @@ pub mod lint {
             let (Some(h), _) = exec::check_structure(&ws) else {
                 continue;
             };
+            if h.tload {
+                continue;
+            }
             if let Source::Local(code) = h.source {
                 for pe in 0..tables::NUM_PES {
                     if tables::pe_selected(h.pemode, pe) && m.local(pe, code).is_none() {
