@@ -31,9 +31,9 @@ pub fn doc_tables() -> String {
     );
     let _ = writeln!(
         s,
-        "| mnemonic | operands | VB | store image | lane view | F0·s0 word0 | placements | provenance (row / semantics) |"
+        "| mnemonic | family | mode | operands | VB | store image | lane view | predicate lanes | F0·s0 word0 | placements | provenance (row / semantics) |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for op in r {
         let word = op
             .f0_word()
@@ -42,12 +42,22 @@ pub fn doc_tables() -> String {
         let places: Vec<&str> = op.fam.placements.iter().map(|f| f.name()).collect();
         let _ = writeln!(
             s,
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} / {} |",
+            "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} / {} |",
             op.name,
+            op.fam.family,
+            match op.mode.suffix() {
+                "" => "–",
+                m => m,
+            },
             op.sig.text(),
             op.vb(),
             esc(&op.conv().describe()),
             op.fam.lane_view,
+            if op.predicated() {
+                op.fam.pred_lanes.to_string()
+            } else {
+                "–".to_string()
+            },
             word,
             if places.is_empty() {
                 "–".to_string()
