@@ -10,6 +10,15 @@
 //! - [`check`]: the specification's predicates, the window rule, assumed checks.
 //! - [`exec`]: the executor (probe-then-commit) and pseudo lowering.
 //! - [`explain`], [`lint`], [`bench`], [`doc`]: the remaining commands.
+//!
+//! Invariants (each held by tests):
+//! - every byte round-trips: for every 64 bytes the decoder accepts,
+//!   `encode(decode(b)) == b` and `asm(disasm(b)) == b`;
+//! - decoding and the executor's checks allocate nothing;
+//! - a faulting instruction writes nothing and changes no register (one
+//!   transaction per store, committed through the core's probe-then-commit;
+//!   a load reads every element before it writes a register);
+//! - the fast check mask equals the check-by-check verdicts `validate` reports.
 
 // `Diagnostic` is the core's error type and the `Isa` trait returns it by value.
 #![allow(clippy::result_large_err)]
