@@ -317,6 +317,8 @@ const SAV_CLAIM: &str = "source 003 §4: the last operand is a register stride (
      and a final sav with a zero source and stride 0 is the flush";
 const SALIGN_CLAIM: &str = "source 003 §4: a prime that seeds the valign register from an AR base \
      (u.byte_off = base & 63), no memory traffic";
+const ZALIGN_CLAIM: &str = "source 003 §4: the stream is primed with ivp_salign_ip / \
+     ivp_sapos_fp; ivp_zalign is not mentioned";
 const SAPOS_CLAIM: &str = "source 003 §4: a prime (\"store-align position\") that sets the \
      byte-position state directly, no memory traffic";
 
