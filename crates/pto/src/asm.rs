@@ -198,6 +198,8 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
     let toks = operands(rest, rest_col);
     let upper = mn.to_ascii_uppercase();
     let mut v: Vals = [0; NUM_FK];
+    // Column of the operand behind each field, for range errors.
+    let mut at = [rest_col; NUM_FK];
     let set = |v: &mut Vals, k: Fk, x: u32| v[k as usize] = x;
     let op = match upper.as_str() {
         "BSTART.TSTORE" | "BSTART.TLOAD" => {
@@ -265,6 +267,7 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
                     None => 1,
                 };
                 set(&mut v, k, x.min(u32::MAX as u64) as u32);
+                at[k as usize] = t.col;
             }
             Op::Datr
         }
@@ -363,6 +366,7 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
                 };
                 let n = parse_num(&Tok { text: x.trim(), col: t.col + 5 }, line, "a size code")?;
                 set(&mut v, Fk::SizeCode, n.min(u32::MAX as u64) as u32);
+                at[Fk::SizeCode as usize] = t.col;
             }
             Op::Ios
         }
@@ -370,11 +374,14 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
             arity(&toks, 4, 4, &upper, line, rest_col)?;
             let sel = parse_num(&toks[0], line, "SrcSelect")?;
             set(&mut v, Fk::SrcSelect, sel.min(u32::MAX as u64) as u32);
+            at[Fk::SrcSelect as usize] = toks[0].col;
             set(&mut v, Fk::RegSrc, parse_gpr(&toks[1], line)?);
             let imm = parse_num(&toks[2], line, "uimm11")?;
             set(&mut v, Fk::Uimm11, imm.min(u32::MAX as u64) as u32);
+            at[Fk::Uimm11 as usize] = toks[2].col;
             let sz = parse_num(&toks[3], line, "a size code")?;
             set(&mut v, Fk::SubSize, sz.min(u32::MAX as u64) as u32);
+            at[Fk::SubSize as usize] = toks[3].col;
             Op::Subview
         }
         "BSTOP" | "C.BSTOP" => {
@@ -393,9 +400,18 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
     };
     let fmt = tables::format(op);
     check_vals(fmt, &v).map_err(|e| {
-        // Point at the operand holding the field when we can tell.
+        // Point at the operand holding the field.
+        let col = fmt
+            .fields
+            .iter()
+            .find(|f| f.name == e.field)
+            .and_then(|f| match f.part {
+                tables::Part::Value(k, _) => Some(at[k as usize]),
+                _ => None,
+            })
+            .unwrap_or(rest_col);
         Diagnostic::range(e.message)
-            .at(line, rest_col)
+            .at(line, col)
             .rule(format!("field {}", e.field))
             .expected(e.expected)
     })?;

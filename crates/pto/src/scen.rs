@@ -84,6 +84,15 @@ pub fn parse_state(sc: &Scenario) -> Result<Machine, Diagnostic> {
     Ok(m)
 }
 
+/// Position of a key of a table item (the table's own position if absent).
+fn key_pos(t: &Item, name: &str) -> (u32, u32) {
+    t.as_table("table")
+        .ok()
+        .and_then(|tb| tb.entries.iter().find(|(k, _)| k.name == name))
+        .map(|(k, _)| (k.line, k.col))
+        .unwrap_or((t.line, t.col))
+}
+
 fn parse_tile(m: &mut Machine, t: &Item, shared: bool) -> Result<(), Diagnostic> {
     let ctx = if shared { "[[shared]]" } else { "[[tile]]" };
     let mut f = Fields::of(t, ctx)?;
@@ -161,12 +170,12 @@ fn parse_tile(m: &mut Machine, t: &Item, shared: bool) -> Result<(), Diagnostic>
         valid_cols,
     };
     if shared && layout.is_cube() {
-        let it = layout_it.expect("cube layouts come from the key");
+        let (line, col) = key_pos(t, "layout");
         return Err(Diagnostic::rule_broken(
             "shared_not_cube",
             "a Shared tile never has a CUBE layout",
         )
-        .at(it.line, it.col)
+        .at(line, col)
         .expected("row_major"));
     }
     let cap_max = if shared {
@@ -175,16 +184,15 @@ fn parse_tile(m: &mut Machine, t: &Item, shared: bool) -> Result<(), Diagnostic>
         LOCAL_CAP_MAX
     };
     shape.check(cap_max).map_err(|e| {
-        let it = match e.key {
-            "capacity" => cap_it,
-            "cols" => cols_it,
-            "valid_rows" => vr_it,
-            "valid_cols" => vc_it,
-            "layout" => layout_it.unwrap_or(dt_it),
-            _ => dt_it,
+        // Located at the key the rule is about.
+        let key = match e.key {
+            "layout" if layout_it.is_some() => "layout",
+            "layout" => "dtype",
+            k => k,
         };
+        let (line, col) = key_pos(t, key);
         Diagnostic::rule_broken(e.rule, e.message)
-            .at(it.line, it.col)
+            .at(line, col)
             .expected(e.expected)
     })?;
     let mut tile = Tile::new(shape);

@@ -143,13 +143,28 @@ fn parser_errors_are_located_at_line_and_column() {
         ("B.IOS S64, mask=1111", (1, 7), "not a Shared tile"),
         (
             "  B.SUBVIEW 0, a0, 0, 13",
-            (1, 13),
+            (1, 23),
             "SubviewSizeCode 13 is illegal",
         ),
         (
             "B.SUBVIEW 0, a0, 2048, 1",
-            (1, 11),
+            (1, 18),
             "does not fit in 11 bits",
+        ),
+        (
+            "B.SUBVIEW 2, a0, 0, 1",
+            (1, 11),
+            "SrcSelect = 2 does not fit in 1 bits",
+        ),
+        (
+            "B.IOS S1, mask=1111, size=16",
+            (1, 22),
+            "SizeCode = 16 does not fit in 4 bits",
+        ),
+        (
+            "B.DATR NORM, FP64, pad=4",
+            (1, 20),
+            "PadValueOrByteId = 4 does not fit",
         ),
         ("B.DATR M999, DTYPE_NONE", (1, 8), "not a layout"),
         ("B.DATR NORM, U8, fast", (1, 18), "unknown B.DATR operand"),
