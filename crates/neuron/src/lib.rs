@@ -21,7 +21,6 @@
 //! - the fast check mask equals the check-by-check verdicts `validate` reports.
 
 // `Diagnostic` is the core's error type and the `Isa` trait returns it by value.
-#![allow(clippy::result_large_err)]
 
 pub mod asm;
 pub mod bench;

@@ -1,4 +1,4 @@
-#![allow(dead_code, clippy::result_large_err)]
+#![allow(dead_code)]
 //! Helpers shared by the integration tests.
 
 use xstore_core::isa::{run_scenario, RunResult};
