@@ -217,7 +217,9 @@ impl Machine {
 
     #[inline]
     fn aligned(&self, op: &Op, ea: u32, align: u32, opts: &Options) -> Result<u32, ExecFault> {
-        if ea % align == 0 {
+        // Store sizes are powers of two: a mask, not a division.
+        debug_assert!(align.is_power_of_two());
+        if ea & (align - 1) == 0 {
             return Ok(ea);
         }
         match opts.misaligned {

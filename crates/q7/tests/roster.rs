@@ -179,3 +179,12 @@ fn store_image_sizes() {
     assert_eq!(vb("IVP_SBN_I"), 4);
     assert_eq!(vb("IVP_SBN_2_I"), 2);
 }
+
+#[test]
+fn store_sizes_are_powers_of_two() {
+    // The executor's alignment check is a mask.
+    for op in roster::roster() {
+        let n = op.vb();
+        assert!(n == 0 || n.is_power_of_two(), "{}", op.name);
+    }
+}
