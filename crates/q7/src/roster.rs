@@ -850,7 +850,7 @@ pub static FAMILIES: &[FamilyDef] = &[
         Provenance::PublicUsage,
         ZALIGN_SEM,
         Provenance::PublicUsage,
-        None
+        Some(ZALIGN_CLAIM)
     ),
 ];
 

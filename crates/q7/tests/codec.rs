@@ -229,3 +229,14 @@ fn explain_accepts_an_instruction_text() {
     assert!(ex[0].title.starts_with("IVP_SV2NX8_IP v0, a3, -64"));
     assert!(isa().explain("zz").is_err());
 }
+
+#[test]
+fn zalign_explains_the_priming_disagreement() {
+    let ex = isa().explain("IVP_ZALIGN").unwrap();
+    let claim = ex[0]
+        .fields
+        .iter()
+        .find(|f| f.name == "source claim")
+        .unwrap();
+    assert!(claim.meaning.contains("salign"), "{}", claim.meaning);
+}
