@@ -154,6 +154,63 @@ pub fn shared_4pe(quick: bool) -> BenchResult {
     )
 }
 
+/// `pto.decode`: split and decode a stream of blocks (the source's first
+/// example, repeated) against a plain read of the same words.
+pub fn decode(quick: bool) -> BenchResult {
+    let block = asm::assemble(
+        "BSTART.TSTORE U8; B.DIM LB0, 64; B.DIM LB1, 8; B.DIM LB2, 64; B.IOR a0, a1; B.IOT T1, mask=1111, last; BSTOP; \
+         BSTART.TSTORE FP16; C.B.DIMI 16, ->LB0; B.IOS S7, mask=1111; B.SUBVIEW 0, a0, 0, 7; C.BSTOP",
+    )
+    .expect("bench program assembles");
+    let one: Vec<u8> = block.iter().flat_map(|s| s.word.to_bytes()).collect();
+    let stream: Vec<u8> = one.iter().copied().cycle().take(one.len() * 256).collect();
+    let words = block.len() * 256;
+    let mut out: Vec<Word> = Vec::with_capacity(words);
+    compare(
+        "pto.decode",
+        "Mwords/s",
+        words as f64 / 1e6,
+        quick,
+        None,
+        || {
+            out.clear();
+            let mut i = 0;
+            let b = black_box(&stream[..]);
+            while i + 2 <= b.len() {
+                let h = u16::from_le_bytes([b[i], b[i + 1]]);
+                let width = crate::tables::word_bits(h);
+                let n = (width / 8) as usize;
+                let mut w = [0u8; 4];
+                w[..n.min(4)].copy_from_slice(&b[i..i + n.min(4)]);
+                if let Ok(x) = crate::word::decode(u32::from_le_bytes(w), width) {
+                    out.push(x);
+                }
+                i += n;
+            }
+            black_box(&out);
+        },
+        || {
+            let mut i = 0;
+            let mut acc = 0u32;
+            let b = black_box(&stream[..]);
+            while i + 2 <= b.len() {
+                let h = u16::from_le_bytes([b[i], b[i + 1]]);
+                let n = if h & 1 == 0 { 2 } else { 4 };
+                let mut w = [0u8; 4];
+                w[..n].copy_from_slice(&b[i..i + n]);
+                acc = acc.wrapping_add(u32::from_le_bytes(w));
+                i += n;
+            }
+            black_box(acc);
+        },
+    )
+}
+
 pub fn all(quick: bool) -> Vec<BenchResult> {
-    vec![dense_u8_64k(quick), u4x2(quick), shared_4pe(quick)]
+    vec![
+        dense_u8_64k(quick),
+        u4x2(quick),
+        shared_4pe(quick),
+        decode(quick),
+    ]
 }

@@ -293,8 +293,14 @@ fn ferr(fmt: &Format, k: Fk, message: String, expected: &str) -> FieldError {
 /// Value ranges that the field widths alone do not pin: reserved codes and
 /// illegal selectors. Shared by the decoder and the assembler.
 pub fn check_vals(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
+    check_widths(fmt, v)?;
+    check_codes(fmt, v)
+}
+
+/// Every value fits its field(s). Decoded values always do; the assembler
+/// can hand in anything.
+pub fn check_widths(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
     let g = |k: Fk| v[k as usize];
-    // Width limits (the assembler can hand in anything).
     for fd in fmt.fields {
         if let Part::Value(k, vlo) = fd.part {
             let total: u32 = fmt
@@ -313,6 +319,12 @@ pub fn check_vals(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
             }
         }
     }
+    Ok(())
+}
+
+/// Reserved codes and illegal selectors (a field the format lacks holds 0).
+pub fn check_codes(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
+    let g = |k: Fk| v[k as usize];
     let gprs = [
         Fk::RegSrc,
         Fk::RegDst,
@@ -321,7 +333,7 @@ pub fn check_vals(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
         Fk::RegSrc2,
     ];
     for k in gprs {
-        if field_of(fmt, k).is_some() && g(k) > 23 {
+        if g(k) > 23 {
             return Err(ferr(
                 fmt,
                 k,
@@ -369,10 +381,18 @@ pub fn check_vals(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
     Ok(())
 }
 
+/// The identifying bits of each format row, computed once from the table.
+fn key_masks() -> &'static [u32] {
+    static KEYS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| FORMATS.iter().map(|f| f.key_mask()).collect())
+}
+
 /// Decode one word of `width` bits (16 or 32).
 pub fn decode(word: u32, width: u32) -> Result<Word, FieldError> {
-    for fmt in FORMATS.iter().filter(|f| f.width == width) {
-        let key = fmt.key_mask();
+    for (fmt, &key) in FORMATS.iter().zip(key_masks().iter()) {
+        if fmt.width != width {
+            continue;
+        }
         if word & key != fmt.matches & key {
             continue;
         }
@@ -401,7 +421,7 @@ pub fn decode(word: u32, width: u32) -> Result<Word, FieldError> {
             }
         }
         let v = extract_vals(fmt, word);
-        check_vals(fmt, &v)?;
+        check_codes(fmt, &v)?;
         return Ok(Word::from_vals(fmt.op, &v));
     }
     if width == 32 && word & tables::BSTART_FAMILY_MASK == tables::BSTART_FAMILY_MATCH {
