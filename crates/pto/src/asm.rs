@@ -122,19 +122,34 @@ fn parse_lb(t: &Tok<'_>, line: u32, arrow: bool) -> Result<u8, Diagnostic> {
     })
 }
 
+/// `key=value` (spaces allowed around `=`): the value and its column.
+fn key_value<'a>(t: &Tok<'a>, key: &str) -> Option<Tok<'a>> {
+    let (k, v) = t.text.split_once('=')?;
+    if !k.trim().eq_ignore_ascii_case(key) {
+        return None;
+    }
+    let lead = v.len() - v.trim_start().len();
+    let off = t.text.len() - v.len() + lead;
+    Some(Tok {
+        text: v.trim(),
+        col: t.col + t.text[..off].chars().count() as u32,
+    })
+}
+
 fn parse_mask(t: &Tok<'_>, line: u32) -> Result<u32, Diagnostic> {
-    let Some(m) = t.text.strip_prefix("mask=").map(str::trim) else {
+    let Some(mt) = key_value(t, "mask") else {
         return Err(err(
             line,
             t.col,
             format!("expected `mask=<4 bits>`, found `{}`", t.text),
         ));
     };
+    let m = mt.text;
     if m.len() != 4 || !m.bytes().all(|b| b == b'0' || b == b'1') {
         return Err(Diagnostic::range(format!(
             "`mask={m}` is not four binary digits (bit 3 = PE0 … bit 0 = PE3)"
         ))
-        .at(line, t.col + 5)
+        .at(line, mt.col)
         .expected(format!("one of {}", tables::encodable_masks())));
     }
     let bits = u8::from_str_radix(m, 2).expect("four binary digits");
@@ -143,7 +158,7 @@ fn parse_mask(t: &Tok<'_>, line: u32) -> Result<u32, Diagnostic> {
             "PE mask {m} cannot be encoded: pto-spec 0.58.5 encodes the PE selection as a 3-bit PEMode; \
              the 4-bit mask field of 0.58.2 no longer exists"
         ))
-        .at(line, t.col + 5)
+        .at(line, mt.col)
         .rule("PEMode (pto.md §1)")
         .expected(format!("one of the eight encodable masks {}", tables::encodable_masks()))
         .hint("the assembler never remaps a mask; choose the PE set explicitly")
@@ -361,10 +376,10 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
             set(&mut v, Fk::SharedId, id as u32);
             set(&mut v, Fk::PEMode, parse_mask(&toks[1], line)?);
             if let Some(t) = toks.get(2) {
-                let Some(x) = t.text.strip_prefix("size=") else {
+                let Some(x) = key_value(t, "size") else {
                     return Err(err(line, t.col, format!("expected `size=N`, found `{}`", t.text)));
                 };
-                let n = parse_num(&Tok { text: x.trim(), col: t.col + 5 }, line, "a size code")?;
+                let n = parse_num(&x, line, "a size code")?;
                 set(&mut v, Fk::SizeCode, n.min(u32::MAX as u64) as u32);
                 at[Fk::SizeCode as usize] = t.col;
             }

@@ -502,3 +502,24 @@ fn explain_names_every_field_with_provenance() {
     assert!(ex[0].title.contains("undecodable"));
     assert_eq!(ex[0].fields[0].name, "DataType");
 }
+
+#[test]
+fn spaces_around_equals_are_accepted() {
+    assert_eq!(
+        asm1("B.IOT T#1, mask = 1111, last"),
+        asm1("B.IOT T#1, mask=1111, last")
+    );
+    assert_eq!(
+        asm1("B.IOS S2, MASK= 1000, size =0"),
+        asm1("B.IOS S2, mask=1000")
+    );
+    let d = isa().asm("B.IOT T#1, mask =  0011").unwrap_err();
+    assert_eq!(
+        d.location,
+        Location::Text {
+            file: None,
+            line: 1,
+            col: 20
+        }
+    );
+}
