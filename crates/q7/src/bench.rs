@@ -68,6 +68,7 @@ pub fn unaligned_program() -> Vec<Bundle> {
 }
 
 fn case(name: &str, quick: bool, prog: Vec<Bundle>, start: u32) -> BenchResult {
+    let prog = crate::exec::compile(&prog);
     let mut m = machine();
     m.a[4] = 64;
     m.a[5] = 64;
@@ -85,7 +86,7 @@ fn case(name: &str, quick: bool, prog: Vec<Bundle>, start: u32) -> BenchResult {
         Some(0.3),
         || {
             m.a[3] = start;
-            let r = m.run_tx(black_box(&prog), &opts, &mut mem, &mut tx, &mut NoTrace);
+            let r = m.run_steps(black_box(&prog), &opts, &mut mem, &mut tx, &mut NoTrace);
             assert!(r.1.is_none(), "bench programs do not fault");
         },
         || {

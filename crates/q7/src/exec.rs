@@ -47,6 +47,38 @@ fn memory_fault(f: xstore_core::Fault) -> ExecFault {
     }
 }
 
+/// A bundle compiled for execution: small, `Copy`, no allocation. The parser
+/// guarantees at most one B07 op per bundle; the other ops are `IVP_ZALIGN`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The bundle's B07 op.
+    pub store: Option<Inst>,
+    /// Bit i set: `IVP_ZALIGN ui` in the bundle.
+    pub zalign: u8,
+}
+
+impl Step {
+    pub fn of(b: &Bundle) -> Step {
+        let mut s = Step {
+            store: None,
+            zalign: 0,
+        };
+        for inst in &b.ops {
+            if inst.op().kind() == Kind::Zalign {
+                s.zalign |= 1 << inst.u;
+            } else {
+                s.store = Some(*inst);
+            }
+        }
+        s
+    }
+}
+
+/// Compile a program.
+pub fn compile(prog: &[Bundle]) -> Vec<Step> {
+    prog.iter().map(Step::of).collect()
+}
+
 /// Bytes in a valign row.
 pub const ROW: u32 = 64;
 
@@ -397,26 +429,56 @@ impl Machine {
         tx: &mut Transaction,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
+        self.step_compiled(&Step::of(b), opts, mem, tx, trace)
+    }
+
+    /// Execute one compiled bundle.
+    #[inline]
+    pub fn step_compiled<T: TraceSink>(
+        &mut self,
+        s: &Step,
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> Result<(), ExecFault> {
         tx.clear();
-        let r = roster::roster();
         let mut up = Update::default();
-        for inst in &b.ops {
-            let op = &r[inst.op as usize];
-            if op.kind() != Kind::Zalign {
-                up = self.effect(inst, op, opts, tx)?;
-            }
+        if let Some(inst) = &s.store {
+            let op = &roster::roster()[inst.op as usize];
+            up = self.effect(inst, op, opts, tx)?;
         }
         mem.commit(tx, trace).map_err(memory_fault)?;
         self.apply(up);
-        for inst in &b.ops {
-            if r[inst.op as usize].kind() == Kind::Zalign {
-                self.u[inst.u as usize] = Valign {
-                    zeroed: true,
-                    ..Valign::default()
-                };
+        if s.zalign != 0 {
+            for (i, u) in self.u.iter_mut().enumerate() {
+                if s.zalign >> i & 1 == 1 {
+                    *u = Valign {
+                        zeroed: true,
+                        ..Valign::default()
+                    };
+                }
             }
         }
         Ok(())
+    }
+
+    /// Run compiled bundles with a caller-owned, reused transaction: (bundles
+    /// completed, the fault and its bundle index).
+    pub fn run_steps<T: TraceSink>(
+        &mut self,
+        prog: &[Step],
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> (usize, Option<(usize, ExecFault)>) {
+        for (i, s) in prog.iter().enumerate() {
+            if let Err(f) = self.step_compiled(s, opts, mem, tx, trace) {
+                return (i, Some((i, f)));
+            }
+        }
+        (prog.len(), None)
     }
 
     /// Run a program: (bundles completed, the fault and its bundle index).
