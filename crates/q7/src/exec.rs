@@ -489,7 +489,7 @@ impl Machine {
         mem: &mut Memory,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
-        self.run_tx(prog, opts, mem, &mut Transaction::new(), trace)
+        self.run_steps(&compile(prog), opts, mem, &mut Transaction::new(), trace)
     }
 
     /// [`Machine::run`] with a caller-owned, reused transaction.
