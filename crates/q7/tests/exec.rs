@@ -503,3 +503,59 @@ fn a_faulting_bundle_changes_nothing() {
     // The edge placement makes most stores fault; the check must have bitten.
     assert!(faults * 3 > cases, "{faults} faults in {cases} cases");
 }
+
+#[test]
+fn the_bench_programs_write_what_their_baseline_copies() {
+    for (prog, start) in [
+        (xstore_q7::bench::aligned_program(), 0x0010_0000u32),
+        (xstore_q7::bench::unaligned_program(), 0x0010_0003),
+    ] {
+        let steps = xstore_q7::exec::compile(&prog);
+        let mut m = filled_machine(77);
+        m.a[3] = start;
+        m.a[4] = 64;
+        m.a[5] = 64;
+        let mut mem = Memory::new(xstore_q7::PROFILES[0].map());
+        let (n, f) = m.run_steps(
+            &steps,
+            &Options::default(),
+            &mut mem,
+            &mut Transaction::new(),
+            &mut NoTrace,
+        );
+        assert!(f.is_none());
+        assert_eq!(n, steps.len());
+        let span = xstore_q7::bench::SPAN;
+        assert_eq!(m.a[3], start + span as u32);
+        let mut got = vec![0u8; span + 2];
+        mem.read(start as u64 - 1, &mut got).unwrap();
+        assert_eq!(got[0], 0, "the byte before the span is untouched");
+        assert_eq!(got[span + 1], 0, "the byte after the span is untouched");
+        for i in 0..span / 64 {
+            assert_eq!(
+                &got[1 + i * 64..1 + (i + 1) * 64],
+                &m.v[i % 32][..],
+                "chunk {i}"
+            );
+        }
+        assert_eq!(m.u[0].len, 0);
+    }
+}
+
+#[test]
+fn a_bundle_compiles_to_one_store_and_its_zaligns() {
+    let p = prog("{ IVP_ZALIGN u3 ; IVP_SA2NX8_IP v0, u0, a2 ; IVP_ZALIGN u1 ; nop }");
+    let s = xstore_q7::exec::Step::of(&p[0]);
+    assert_eq!(s.zalign, 0b1010);
+    assert_eq!(s.store.unwrap().op().name, "IVP_SA2NX8_IP");
+    // Executing it: the stream store reads u0 as it was; u1 and u3 end cleared.
+    let mut m = filled_machine(1);
+    m.u[1].data = [9; 64];
+    m.a[2] = LO as u32 + 0x100;
+    let mut mem = memory();
+    let (_, f) = m.run(&p, &Options::default(), &mut mem, &mut NoTrace);
+    assert!(f.is_none());
+    assert!(m.u[1].zeroed && m.u[3].zeroed && !m.u[0].zeroed);
+    assert_eq!(m.u[1].data, [0; 64]);
+    assert_eq!(&dump(&mem)[0x100..0x140], &m.v[0][..]);
+}
