@@ -239,6 +239,16 @@ pub fn tables_markdown() -> String {
             r.prov
         );
     }
+    let _ = writeln!(s, "\n### Decisions\n");
+    let _ = writeln!(s, "| topic | decision | basis | provenance |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for d in tables::DECISIONS {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            d.topic, d.decision, d.basis, d.prov
+        );
+    }
     let _ = writeln!(s, "\n### Lint rules\n");
     let _ = writeln!(s, "| rule | finding |");
     let _ = writeln!(s, "|---|---|");

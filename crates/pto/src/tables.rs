@@ -1130,3 +1130,162 @@ pub const LOCAL_CAP_MAX: u32 = 64 << 10;
 pub const SHARED_CAP_MAX: u32 = 256 << 10;
 pub const CAP_UNIT: u32 = 128;
 pub const ROWS_MAX: u32 = 65535;
+
+// ---------------------------------------------------------------------------
+// Decisions and deviations (where the sources are silent or disagree)
+// ---------------------------------------------------------------------------
+
+pub struct Decision {
+    pub topic: &'static str,
+    pub decision: &'static str,
+    /// Where the decision is written down.
+    pub basis: &'static str,
+    pub prov: Provenance,
+}
+
+pub static DECISIONS: &[Decision] = &[
+    Decision {
+        topic: "the source's `B.IOS S7, mask=0011`",
+        decision: "not encodable in 0.58.5; rejected with the list of encodable masks; the bundled example uses `mask=1111`",
+        basis: "pto.md §1",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "explicit LB0/LB1/LB2 on a Local ordinary source",
+        decision: "LB1 × LB0 top-left rectangle; LB2 only for the dense stride, ≥ LB0, may differ from the physical Col; Shared: LB2 = Col",
+        basis: "pto.md §5 (a decision of the supplement)",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "BSTART DataType vs the source's dtype",
+        decision: "must be equal (TileLegality), for Shared sources too",
+        basis: "pto.md §5 (Local); this model (Shared)",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "B.DATR on an ordinary TSTORE",
+        decision: "Layout 0 with every other field 0 (DataType field 0 included); 24..26 select CUBE; any other layout code faults TileLegality",
+        basis: "pto.md §5 (a decision of the supplement)",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "B.DATR Layout codes other than 0, 24, 25, 26",
+        decision: "decode (raw value kept, printed `L<n>`), fault TileLegality; the source does not say which are unassigned, so none is an illegal instruction",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "reserved DataType, GPR selector 24..31, reserved function, must-be-zero bits",
+        decision: "decode error naming the field; executing such a word is an `IllegalInstruction` fault (code 4)",
+        basis: "pto.md §1 / §4",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "length rule order",
+        decision: "low nibble 0xe/0xf tested before bit 0 (0xe has bit 0 clear)",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "zero PE mask",
+        decision: "the first source binding's PEMode decides; a `0000` block is a no-op even if malformed",
+        basis: "pto.md §4",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "pending vs legality",
+        decision: "structure and static legality faults come first, then readiness (pending), then per-PE legality",
+        basis: "the source orders faults but not readiness",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "unallocated Shared source",
+        decision: "pending (the contract: \"an unallocated, pending, or incomplete Shared source remains waiting\")",
+        basis: "the source contract (defaults)",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "unallocated Local source",
+        decision: "`TileAllocation` fault (code 5)",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "definedness of Shared elements",
+        decision: "checked like Local elements (`source_defined`)",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "header order",
+        decision: "B.DATR, B.DIM, C.B.DIMI, B.IOR precede the source binding in any order among themselves; only B.SUBVIEW (after B.IOS) and BSTOP follow it",
+        basis: "the source lists them in this order",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "overlapping PE regions, aliasing rows",
+        decision: "executed PE0 → PE3, row-major; later wins; lint reports it",
+        basis: "pto.md §5 (a decision of the supplement)",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "first-fault vs full preflight",
+        decision: "full preflight (0.58.5); later pto-spec versions fault at the first element",
+        basis: "the source (ordering, memory_effects) and pto.md §5",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "relative tile naming",
+        decision: "direct code → index (T#1 = code 0)",
+        basis: "pto.md §5 (a decision of the supplement)",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "CUBE_M32/M16 tiles taller than one cell",
+        decision: "cells of one row band follow by column, bands follow each other",
+        basis: "the source fixes cell = column / cell cols for one band",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "B.SUBVIEW view placement in GM",
+        decision: "the view's first row/column go to the PE's base (view-relative coordinates)",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "B.SUBVIEW offset",
+        decision: "GPR + uimm11 in 128-byte cells, computed in 64 bits; a view past the capacity faults",
+        basis: "pto.md §4",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "`data` omitted",
+        decision: "every valid element defined and zero",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "`published` omitted",
+        decision: "`true`",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "a word that cannot even be split (truncated stream)",
+        decision: "scenario error, not a fault",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "fault `instruction`",
+        decision: "index of the faulting block",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "BSTART.TLOAD blocks",
+        decision: "decoded, printed and explained; `validate` and `run` report them as unsupported (TSTORE only); `lint` skips them",
+        basis: "this model",
+        prov: Provenance::Assumed,
+    },
+];
