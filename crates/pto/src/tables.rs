@@ -325,11 +325,6 @@ pub fn m16_b4_slot(c: u32) -> u32 {
     (c & !0xc) | ((c >> 1) & 4) | ((c << 1) & 8)
 }
 
-/// M layouts with more rows than one cell: cells of a row band follow each
-/// other by column, bands follow each other (the source fixes only
-/// cell = column / cell_cols for one band).
-pub const M_BANDS_PROV: Provenance = Provenance::Assumed;
-
 // ---------------------------------------------------------------------------
 // Faults (pto.md §4)
 // ---------------------------------------------------------------------------
@@ -1037,7 +1032,6 @@ pub fn word_bits(first_half: u16) -> u32 {
         _ => 32,
     }
 }
-pub const LENGTH_RULE_ORDER_PROV: Provenance = Provenance::Assumed;
 
 // ---------------------------------------------------------------------------
 // Worked encodings (pto.md §1)
