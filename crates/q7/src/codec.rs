@@ -203,8 +203,13 @@ impl Decoded {
             Decoded::Known(i) => i.text(),
             Decoded::Unknown { len, bytes } => {
                 let b: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
+                let what = if imm4_reserved(bytes) {
+                    "IVP_SV2NX8_IP with imm4 = -8 (-512), which the assembler rejects"
+                } else {
+                    "encoding not public"
+                };
                 format!(
-                    ".byte {}  # unknown {len}-byte FLIX bundle (encoding not public)",
+                    ".byte {}  # unknown {len}-byte FLIX bundle ({what})",
                     b.join(", ")
                 )
             }
@@ -268,6 +273,18 @@ pub fn decode_one(bytes: &[u8]) -> Result<Decoded, Diagnostic> {
         off: Off::Imm(imm as i32),
         mask: 0,
     }))
+}
+
+/// True when `bytes` are the `IVP_SV2NX8_IP` template with imm4 = 8 (-512), the
+/// field value the vendor assembler rejects.
+pub fn imm4_reserved(bytes: &[u8]) -> bool {
+    if bytes.len() < NARROW_LEN || bytes[0] >> 4 != 8 {
+        return false;
+    }
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&bytes[..8]);
+    b[0] &= 0x0f;
+    matches!(decode_one(&b), Ok(Decoded::Known(_)))
 }
 
 /// Decode a stream of bundles: (byte offset, bundle).

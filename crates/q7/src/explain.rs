@@ -366,6 +366,26 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
                     )
                 },
             });
+            let reserved: Vec<usize> = list
+                .iter()
+                .filter(|(_, d)| {
+                    matches!(d, Decoded::Unknown { bytes, .. } if codec::imm4_reserved(bytes))
+                })
+                .map(|(o, _)| *o)
+                .collect();
+            checks.push(Check {
+                name: "imm_scaled_4bit".into(),
+                passed: reserved.is_empty(),
+                origin: CheckOrigin::Spec,
+                detail: if reserved.is_empty() {
+                    "no IVP_SV2NX8_IP bundle holds imm4 = -8".into()
+                } else {
+                    format!(
+                        "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 \
+                         (-512), which the vendor assembler rejects (source §3.3); allowed -7..7"
+                    )
+                },
+            });
             checks.push(Check {
                 name: "one_store_per_bundle".into(),
                 passed: true,

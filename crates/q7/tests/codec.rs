@@ -99,6 +99,12 @@ fn unknown_bundles_keep_their_bytes() {
         codec::decode_one(&b8).unwrap(),
         Decoded::Unknown { .. }
     ));
+    assert!(isa().disasm(&b8).unwrap()[0].contains("imm4 = -8"));
+    let v = isa().validate(&b8).unwrap();
+    assert_eq!(
+        v.failed,
+        vec!["known_encoding".to_string(), "imm_scaled_4bit".to_string()]
+    );
     // byte3 bit 0 set: not the template either.
     let b2 = hex::decode("0f03049d945e9c02").unwrap();
     assert!(matches!(
