@@ -3,7 +3,7 @@
 //! state the bundle will see.
 
 use crate::asm::{Bundle, Off};
-use crate::exec::{agu, sav_count, Machine, Options};
+use crate::exec::{agu, sav_count, Machine, Misaligned, Options};
 use crate::roster::Kind;
 use xstore_core::report::{Finding, Severity};
 use xstore_core::{Memory, NoTrace, Provenance, Transaction};
@@ -126,12 +126,20 @@ pub fn lint(prog: &[Bundle], start: &Machine, opts: &Options, mem: &Memory) -> V
                     if ea % align != 0 {
                         out.push(finding(
                             MISALIGNED,
-                            format!(
-                                "{} stores at {ea:#x}, not a multiple of {align}: the model \
-                                 rounds it down to {:#x} (misaligned = \"fault\" faults)",
-                                op.name,
-                                ea & !(align - 1)
-                            ),
+                            match opts.misaligned {
+                                Misaligned::RoundDown => format!(
+                                    "{} stores at {ea:#x}, not a multiple of {align}: the \
+                                     model rounds it down to {:#x} (misaligned = \"fault\" \
+                                     faults instead)",
+                                    op.name,
+                                    ea & !(align - 1)
+                                ),
+                                Misaligned::Fault => format!(
+                                    "{} stores at {ea:#x}, not a multiple of {align}: it \
+                                     faults (misaligned = \"fault\")",
+                                    op.name
+                                ),
+                            },
                             b,
                             idx,
                         ));
