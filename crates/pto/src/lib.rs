@@ -9,9 +9,6 @@
 //! * `exec` — the block checker, per-PE plans and the preflighted store.
 //! * `scen` — scenario keys.
 
-// `Diagnostic` is the core's error contract for every `Isa` method; it is large
-// by design (location, rule, expected set, hint).
-#![allow(clippy::result_large_err)]
 
 pub mod asm;
 pub mod bench;
