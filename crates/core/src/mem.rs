@@ -406,6 +406,8 @@ struct PageTable {
     leaves: Vec<[u32; LEAF_PAGES]>,
     /// `(leaf key + 1, leaf index)`; a zero key marks an empty entry.
     recent: [(u64, u32); RECENT],
+    /// `(page number + 1, handle)` of the page written last.
+    hot: (u64, u32),
     arena: Vec<Vec<PageData>>,
     count: u64,
 }
@@ -416,6 +418,7 @@ impl Default for PageTable {
             index: FxHashMap::default(),
             leaves: Vec::new(),
             recent: [(0, 0); RECENT],
+            hot: (0, 0),
             arena: Vec::new(),
             count: 0,
         }
@@ -444,12 +447,24 @@ impl PageTable {
     }
 
     /// The page `pn`, allocated (and filled by `init`) if it does not exist.
-    #[inline]
+    #[inline(always)]
     fn get_or_insert(
         &mut self,
         pn: u64,
         init: impl FnOnce(&mut [u8; PAGE_SIZE as usize]),
     ) -> &mut [u8; PAGE_SIZE as usize] {
+        let h = if self.hot.0 == pn.wrapping_add(1) {
+            self.hot.1
+        } else {
+            self.handle(pn, init)
+        } as usize
+            - 1;
+        &mut self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
+    }
+
+    /// The handle of page `pn` (allocating it), remembered as the hot page.
+    #[inline(never)]
+    fn handle(&mut self, pn: u64, init: impl FnOnce(&mut [u8; PAGE_SIZE as usize])) -> u32 {
         let key = pn >> LEAF_SHIFT;
         let r = self.recent[key as usize % RECENT];
         let leaf = if r.0 == key.wrapping_add(1) {
@@ -463,8 +478,8 @@ impl PageTable {
             h = self.alloc(init);
             self.leaves[leaf][slot] = h;
         }
-        let h = h as usize - 1;
-        &mut self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
+        self.hot = (pn.wrapping_add(1), h);
+        h
     }
 
     #[cold]
@@ -618,7 +633,14 @@ impl Memory {
         for op in &tx.ops {
             let data = &tx.data[op.data..op.data + op.len];
             if op.mask == NO_MASK {
-                self.apply(op.addr, data, None);
+                let off = (op.addr & (PAGE_SIZE - 1)) as usize;
+                if off + data.len() <= PAGE_SIZE as usize {
+                    // The common case: an unmasked write inside one page.
+                    self.page_mut(op.addr >> PAGE_SHIFT)[off..off + data.len()]
+                        .copy_from_slice(data);
+                } else {
+                    self.apply(op.addr, data, None);
+                }
                 if T::ENABLED && !data.is_empty() {
                     trace.write(op.addr, data);
                 }
@@ -760,21 +782,16 @@ impl Memory {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn page_mut(&mut self, pn: u64) -> &mut [u8; PAGE_SIZE as usize] {
         let map = &self.map;
         self.pages
             .get_or_insert(pn, |p| Self::fill_page(map, pn, p))
     }
 
-    #[inline]
+    /// Write `data` (under `mask`) page by page.
+    #[inline(never)]
     fn apply(&mut self, addr: u64, data: &[u8], mask: Option<&[u8]>) {
-        // Fast path: an unmasked write inside one page.
-        let off = (addr & (PAGE_SIZE - 1)) as usize;
-        if mask.is_none() && off + data.len() <= PAGE_SIZE as usize {
-            self.page_mut(addr >> PAGE_SHIFT)[off..off + data.len()].copy_from_slice(data);
-            return;
-        }
         let mut done = 0usize;
         while done < data.len() {
             let a = addr + done as u64;

@@ -1,7 +1,6 @@
 //! Bad input: truncated streams, unknown opcodes, every parser error with its
 //! line:col, scenario errors with their location.
 
-
 mod common;
 use xstore_core::Location;
 use xstore_neuron::isa;

@@ -9,7 +9,6 @@
 //! * `exec` — the block checker, per-PE plans and the preflighted store.
 //! * `scen` — scenario keys.
 
-
 pub mod asm;
 pub mod bench;
 pub mod docs;
