@@ -8,7 +8,6 @@
 //! * [`lint`], [`explain`], [`docs`], [`bench`].
 
 // The `Isa` trait returns `Diagnostic` errors by value; every parser here follows it.
-#![allow(clippy::result_large_err)]
 
 pub mod asm;
 pub mod bench;
