@@ -53,7 +53,7 @@ pub fn compare(
     let (rounds, min) = if quick {
         (2, Duration::from_millis(20))
     } else {
-        (5, Duration::from_millis(200))
+        (15, Duration::from_millis(60))
     };
     let mut best_ours = 0.0f64;
     let mut best_base = 0.0f64;
@@ -123,9 +123,7 @@ pub fn memory_contiguous_64k(quick: bool) -> BenchResult {
         quick,
         Some(0.5),
         || {
-            tx.clear();
-            tx.write(pos_o, &src);
-            mem.commit(black_box(&tx), &mut NoTrace).unwrap();
+            mem.store(pos_o, black_box(&src), 1, &mut NoTrace).unwrap();
             pos_o = (pos_o + N as u64) % REGION;
         },
         || {
@@ -158,9 +156,7 @@ pub fn memory_random_64b(quick: bool) -> BenchResult {
         Some(0.3),
         || {
             for &a in &addrs {
-                tx.clear();
-                tx.write(a, &src);
-                mem.commit(&tx, &mut NoTrace).unwrap();
+                mem.store(a, black_box(&src), 64, &mut NoTrace).unwrap();
             }
         },
         || {

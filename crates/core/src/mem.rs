@@ -463,7 +463,7 @@ impl PageTable {
     }
 
     /// The handle of page `pn` (allocating it), remembered as the hot page.
-    #[inline(never)]
+    #[inline]
     fn handle(&mut self, pn: u64, init: impl FnOnce(&mut [u8; PAGE_SIZE as usize])) -> u32 {
         let key = pn >> LEAF_SHIFT;
         let r = self.recent[key as usize % RECENT];
@@ -556,59 +556,89 @@ impl Memory {
         // counted exactly (hash look-ups) only when that bound could pass the cap.
         let mut bound = 0u64;
         for op in &tx.ops {
-            if op.len == 0 {
-                continue;
-            }
-            let last = op.addr.checked_add(op.len as u64 - 1).ok_or(Fault {
-                kind: FaultKind::AddressOverflow { len: op.len as u64 },
-                addr: op.addr,
-            })?;
-            if op.addr & (op.align - 1) != 0 {
-                return Err(Fault {
-                    kind: FaultKind::Misaligned { align: op.align },
-                    addr: op.addr,
-                });
-            }
-            if op.mask == NO_MASK {
-                self.probe_range(op.addr, last)?;
-            } else {
-                let mask = &tx.masks[op.mask..op.mask + op.len];
-                for (i, &m) in mask.iter().enumerate() {
-                    if m != 0 {
-                        let a = op.addr + i as u64;
-                        self.probe_range(a, a)?;
-                    }
-                }
-            }
-            bound += (last >> PAGE_SHIFT) - (op.addr >> PAGE_SHIFT) + 1;
+            let mask = (op.mask != NO_MASK).then(|| &tx.masks[op.mask..op.mask + op.len]);
+            bound += self.probe_write(op.addr, op.len, op.align, mask)?;
         }
-        let room = self.cap.saturating_sub(self.allocated_bytes()) / PAGE_SIZE;
+        let room = self.room();
         if bound > room {
-            self.probe_cap(tx, room)?;
+            let mut new_pages = Vec::new();
+            for (addr, data, mask) in tx.writes() {
+                self.note_touched_new_pages(addr, data.len(), mask, &mut new_pages);
+            }
+            self.check_new_pages(new_pages, room)?;
         }
         Ok(())
     }
 
-    #[cold]
-    #[inline(never)]
-    /// Exact allocation-cap check: the distinct missing pages the transaction's
-    /// touched bytes need, against the room left.
-    fn probe_cap(&self, tx: &Transaction, room: u64) -> Result<(), Fault> {
-        let mut new_pages: Vec<u64> = Vec::new();
-        for (addr, data, mask) in tx.writes() {
-            if data.is_empty() {
-                continue;
-            }
-            match mask {
-                None => self.note_new_pages(addr, addr + (data.len() as u64 - 1), &mut new_pages),
-                Some(mask) => {
-                    for (i, _) in mask.iter().enumerate().filter(|(_, &m)| m != 0) {
+    /// Probe one write: overflow, then alignment, then the mapping and permission
+    /// of every touched byte. Returns an upper bound on the pages it spans.
+    #[inline(always)]
+    fn probe_write(
+        &self,
+        addr: u64,
+        len: usize,
+        align: u64,
+        mask: Option<&[u8]>,
+    ) -> Result<u64, Fault> {
+        if len == 0 {
+            return Ok(0);
+        }
+        let last = addr.checked_add(len as u64 - 1).ok_or(Fault {
+            kind: FaultKind::AddressOverflow { len: len as u64 },
+            addr,
+        })?;
+        if addr & (align - 1) != 0 {
+            return Err(Fault {
+                kind: FaultKind::Misaligned { align },
+                addr,
+            });
+        }
+        match mask {
+            None => self.probe_range(addr, last)?,
+            Some(mask) => {
+                for (i, &m) in mask.iter().enumerate() {
+                    if m != 0 {
                         let a = addr + i as u64;
-                        self.note_new_pages(a, a, &mut new_pages);
+                        self.probe_range(a, a)?;
                     }
                 }
             }
         }
+        Ok((last >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1)
+    }
+
+    /// Pages that may still be allocated under the cap.
+    #[inline]
+    fn room(&self) -> u64 {
+        self.cap.saturating_sub(self.allocated_bytes()) / PAGE_SIZE
+    }
+
+    /// The missing pages a write's touched bytes need.
+    fn note_touched_new_pages(
+        &self,
+        addr: u64,
+        len: usize,
+        mask: Option<&[u8]>,
+        out: &mut Vec<u64>,
+    ) {
+        if len == 0 {
+            return;
+        }
+        match mask {
+            None => self.note_new_pages(addr, addr + (len as u64 - 1), out),
+            Some(mask) => {
+                for (i, _) in mask.iter().enumerate().filter(|(_, &m)| m != 0) {
+                    let a = addr + i as u64;
+                    self.note_new_pages(a, a, out);
+                }
+            }
+        }
+    }
+
+    /// Exact allocation-cap check: the distinct missing pages, against the room left.
+    #[cold]
+    #[inline(never)]
+    fn check_new_pages(&self, mut new_pages: Vec<u64>, room: u64) -> Result<(), Fault> {
         new_pages.sort_unstable();
         new_pages.dedup();
         if new_pages.len() as u64 > room {
@@ -619,6 +649,54 @@ impl Memory {
             });
         }
         Ok(())
+    }
+
+    /// Probe and commit one plain write of `bytes` at `addr` (faulting unless
+    /// `addr % align == 0`): exactly a one-write transaction, without staging
+    /// the bytes. For executors whose instruction writes one contiguous span.
+    #[inline]
+    pub fn store<T: TraceSink>(
+        &mut self,
+        addr: u64,
+        bytes: &[u8],
+        align: u64,
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
+        let probed = self
+            .probe_write(addr, bytes.len(), align, None)
+            .and_then(|bound| {
+                let room = self.room();
+                if bound > room {
+                    let mut new_pages = Vec::new();
+                    self.note_touched_new_pages(addr, bytes.len(), None, &mut new_pages);
+                    self.check_new_pages(new_pages, room)?;
+                }
+                Ok(())
+            });
+        if let Err(f) = probed {
+            if T::ENABLED {
+                trace.fault(&f);
+            }
+            return Err(f);
+        }
+        self.write_plain(addr, bytes);
+        if T::ENABLED && !bytes.is_empty() {
+            trace.write(addr, bytes);
+        }
+        Ok(())
+    }
+
+    /// Apply a probed plain write.
+    #[inline(always)]
+    fn write_plain(&mut self, addr: u64, data: &[u8]) {
+        let off = (addr & (PAGE_SIZE - 1)) as usize;
+        if off + data.len() <= PAGE_SIZE as usize {
+            // The common case: inside one page.
+            self.page_mut(addr >> PAGE_SHIFT)[off..off + data.len()].copy_from_slice(data);
+        } else {
+            self.apply(addr, data, None);
+        }
     }
 
     /// Probe `tx`, then apply it. On a fault nothing is written, the trace gets
@@ -633,14 +711,7 @@ impl Memory {
         for op in &tx.ops {
             let data = &tx.data[op.data..op.data + op.len];
             if op.mask == NO_MASK {
-                let off = (op.addr & (PAGE_SIZE - 1)) as usize;
-                if off + data.len() <= PAGE_SIZE as usize {
-                    // The common case: an unmasked write inside one page.
-                    self.page_mut(op.addr >> PAGE_SHIFT)[off..off + data.len()]
-                        .copy_from_slice(data);
-                } else {
-                    self.apply(op.addr, data, None);
-                }
+                self.write_plain(op.addr, data);
                 if T::ENABLED && !data.is_empty() {
                     trace.write(op.addr, data);
                 }

@@ -452,3 +452,32 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `Memory::store` is exactly a one-write transaction: same fault, same bytes,
+    /// same trace, same allocation.
+    #[test]
+    fn store_equals_a_one_write_transaction(
+        regions in arb_map(),
+        addr in arb_addr(),
+        data in prop::collection::vec(any::<u8>(), 0..300),
+        align in prop_oneof![Just(1u64), Just(2), Just(4), Just(64)],
+        cap_pages in 0u64..4,
+    ) {
+        let base = Memory::new(MemoryMap::new(regions).unwrap()).with_cap(cap_pages * PAGE_SIZE);
+        let mut a = base.clone();
+        let mut b = base;
+        let mut ta = VecTrace::default();
+        let mut tb = VecTrace::default();
+        let ra = a.store(addr, &data, align, &mut ta);
+        let mut tx = Transaction::new();
+        tx.write_aligned(addr, &data, align);
+        let rb = b.commit(&tx, &mut tb);
+        prop_assert_eq!(ra, rb);
+        prop_assert_eq!(ta.events, tb.events);
+        prop_assert_eq!(snapshot(&a), snapshot(&b));
+        prop_assert_eq!(a.allocated_bytes(), b.allocated_bytes());
+    }
+}
