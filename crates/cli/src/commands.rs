@@ -392,10 +392,7 @@ fn lint(file: &str, json: bool) -> Result<u8, Diagnostic> {
             println!("{file}: no findings");
         }
         for f in &findings {
-            let sev = match f.severity {
-                Severity::Warning => "warning",
-                Severity::Note => "note",
-            };
+            let sev = f.severity.as_str();
             let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
             println!("{file}{at}: {sev}[{}]: {}", f.rule, f.message);
         }

@@ -50,6 +50,56 @@ pub struct Example {
     pub text: &'static str,
 }
 
+/// An [`Example`] from its path relative to the repository root, its text
+/// compiled in (for an ISA crate at `crates/<isa>`).
+#[macro_export]
+macro_rules! example {
+    ($path:literal) => {
+        $crate::isa::Example {
+            path: $path,
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../", $path)),
+        }
+    };
+}
+
+/// Run every bundled example of `isa` the way `xstore run` does and return one
+/// sentence per problem: the bundled text differs from the file under `root`,
+/// the example has no `[expect]`, it does not load or run, or an expectation
+/// fails. Each ISA crate's example test asserts this is empty.
+pub fn check_examples(isa: &dyn Isa, root: &std::path::Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for ex in isa.examples() {
+        match std::fs::read_to_string(root.join(ex.path)) {
+            Ok(t) if t == ex.text => {}
+            Ok(_) => problems.push(format!(
+                "{}: the bundled copy differs from the file",
+                ex.path
+            )),
+            Err(e) => problems.push(format!("{}: {e}", ex.path)),
+        }
+        let keys = |n: &str| (n == isa.name()).then(|| isa.scenario_keys());
+        let sc = match Scenario::parse(ex.text, ex.path, &[isa.name()], &keys) {
+            Ok(sc) => sc,
+            Err(d) => {
+                problems.push(d.to_string());
+                continue;
+            }
+        };
+        if sc.expect.is_none() {
+            problems.push(format!("{}: no [expect] block", ex.path));
+        }
+        match run_scenario(isa, &sc, crate::mem::DEFAULT_CAP) {
+            Ok(r) => problems.extend(
+                r.expect_failures
+                    .iter()
+                    .map(|f| format!("{}: {f}", ex.path)),
+            ),
+            Err(d) => problems.push(d.to_string()),
+        }
+    }
+    problems
+}
+
 /// Everything the CLI needs from an ISA.
 pub trait Isa: Sync {
     /// `neuron`, `pto` or `q7`.

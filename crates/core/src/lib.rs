@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod diag;
+pub mod docgen;
 pub mod hex;
 pub mod isa;
 pub mod mem;

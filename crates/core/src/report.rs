@@ -77,6 +77,15 @@ pub enum Severity {
     Note,
 }
 
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
 /// One lint finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {

@@ -4,11 +4,7 @@
 use crate::lint::LINTS;
 use crate::tables::*;
 use std::fmt::Write as _;
-use xstore_core::report::Severity;
-
-fn esc(s: &str) -> String {
-    s.replace('|', "\\|")
-}
+use xstore_core::docgen::{cell as esc, profiles_table};
 
 /// Markdown tables: opcodes, fields, dtypes, ADDR8 forms, checks, profiles,
 /// decisions, lint rules.
@@ -96,30 +92,8 @@ pub fn doc_tables() -> String {
             c.provenance
         );
     }
-    s.push_str("\n### Memory profiles\n\n| profile | regions | description | provenance |\n|---|---|---|---|\n");
-    for p in PROFILES {
-        let regions: Vec<String> = p
-            .regions
-            .iter()
-            .map(|r| {
-                format!(
-                    "`{}` {:#x} size {:#x} {}",
-                    r.name,
-                    r.base,
-                    r.size,
-                    r.access.as_str()
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {} | {} |",
-            p.name,
-            regions.join("; "),
-            esc(p.description),
-            p.provenance
-        );
-    }
+    s.push_str("\n### Memory profiles\n\n");
+    s.push_str(&profiles_table(PROFILES));
     s.push_str("\n### Decisions\n\n| topic | decision | provenance |\n|---|---|---|\n");
     for d in DECISIONS {
         let _ = writeln!(
@@ -136,10 +110,7 @@ pub fn doc_tables() -> String {
             s,
             "| `{}` | {} | {} |",
             l.name,
-            match l.severity {
-                Severity::Warning => "warning",
-                Severity::Note => "note",
-            },
+            l.severity.as_str(),
             esc(l.what)
         );
     }

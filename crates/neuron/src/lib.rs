@@ -53,59 +53,19 @@ pub const SCENARIO_KEYS: &[&str] = &["symbols"];
 
 /// The bundled example scenarios.
 pub static EXAMPLES: &[Example] = &[
-    ex(
-        "examples/neuron/store_u8_imm.toml",
-        include_str!("../../../examples/neuron/store_u8_imm.toml"),
-    ),
-    ex(
-        "examples/neuron/store_i8_i16_imm.toml",
-        include_str!("../../../examples/neuron/store_i8_i16_imm.toml"),
-    ),
-    ex(
-        "examples/neuron/store_u16_2d.toml",
-        include_str!("../../../examples/neuron/store_u16_2d.toml"),
-    ),
-    ex(
-        "examples/neuron/store_32bit_imm.toml",
-        include_str!("../../../examples/neuron/store_32bit_imm.toml"),
-    ),
-    ex(
-        "examples/neuron/store_reg_truncate.toml",
-        include_str!("../../../examples/neuron/store_reg_truncate.toml"),
-    ),
-    ex(
-        "examples/neuron/store_u64_both.toml",
-        include_str!("../../../examples/neuron/store_u64_both.toml"),
-    ),
-    ex(
-        "examples/neuron/negative_stride.toml",
-        include_str!("../../../examples/neuron/negative_stride.toml"),
-    ),
-    ex(
-        "examples/neuron/fault_unmapped.toml",
-        include_str!("../../../examples/neuron/fault_unmapped.toml"),
-    ),
-    ex(
-        "examples/neuron/fault_window.toml",
-        include_str!("../../../examples/neuron/fault_window.toml"),
-    ),
-    ex(
-        "examples/neuron/tensor_load.toml",
-        include_str!("../../../examples/neuron/tensor_load.toml"),
-    ),
-    ex(
-        "examples/neuron/pseudo_lowering.toml",
-        include_str!("../../../examples/neuron/pseudo_lowering.toml"),
-    ),
-    ex(
-        "examples/neuron/program_hex.toml",
-        include_str!("../../../examples/neuron/program_hex.toml"),
-    ),
+    xstore_core::example!("examples/neuron/store_u8_imm.toml"),
+    xstore_core::example!("examples/neuron/store_i8_i16_imm.toml"),
+    xstore_core::example!("examples/neuron/store_u16_2d.toml"),
+    xstore_core::example!("examples/neuron/store_32bit_imm.toml"),
+    xstore_core::example!("examples/neuron/store_reg_truncate.toml"),
+    xstore_core::example!("examples/neuron/store_u64_both.toml"),
+    xstore_core::example!("examples/neuron/negative_stride.toml"),
+    xstore_core::example!("examples/neuron/fault_unmapped.toml"),
+    xstore_core::example!("examples/neuron/fault_window.toml"),
+    xstore_core::example!("examples/neuron/tensor_load.toml"),
+    xstore_core::example!("examples/neuron/pseudo_lowering.toml"),
+    xstore_core::example!("examples/neuron/program_hex.toml"),
 ];
-
-const fn ex(path: &'static str, text: &'static str) -> Example {
-    Example { path, text }
-}
 
 /// One program instruction with where it came from.
 #[derive(Debug, Clone, Copy)]
