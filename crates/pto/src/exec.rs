@@ -7,7 +7,7 @@ use crate::tables::{
 use crate::tile::{Location, Machine, Tile};
 use crate::word::{FieldError, Word};
 use std::ops::Range;
-use xstore_core::{Fault, FaultKind as MemFault, Memory, TraceSink, Transaction};
+use xstore_core::{Access, Fault, FaultKind as MemFault, Memory, TraceSink, Transaction};
 
 /// A rule that does not hold, with a sentence saying where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -649,6 +649,167 @@ pub struct Scratch {
     pub plans: Vec<Plan>,
     data: Vec<u8>,
     mask: Vec<u8>,
+    /// Always stage the block in `tx` and commit it (the general path); the
+    /// direct stores are then never taken. For tests comparing the two.
+    staged_only: bool,
+    /// Blocks stored directly with `Memory::store`, without staging.
+    pub direct: u64,
+}
+
+impl Scratch {
+    /// Scratch that always takes the general path: the block staged in one
+    /// transaction and committed.
+    pub fn staged_only() -> Scratch {
+        Scratch {
+            staged_only: true,
+            ..Scratch::default()
+        }
+    }
+}
+
+/// A plan whose whole store is one contiguous plain write straight from the
+/// tile payload: `(address, bytes, alignment)`. `emit` stages exactly this one
+/// write for such a plan, so `Memory::store` of it is the same commit.
+///
+/// Rows are contiguous in the payload when there is one row or the rows are
+/// whole; they are contiguous in GM when there is one row or the stride is the
+/// row's byte count. Four-bit rows qualify only with an even number of
+/// columns starting on a payload byte (no nibble read-modify-write). A span
+/// that would wrap past 2^64 - 1 does not qualify (`emit` splits it).
+pub fn span<'m>(m: &'m Machine, p: &Plan) -> Option<(u64, &'m [u8], u64)> {
+    if p.nrows == 0 || p.ncols == 0 {
+        return None;
+    }
+    let tile = p.tile(m);
+    let shape = &tile.shape;
+    if shape.layout != TileLayout::RowMajor {
+        return None;
+    }
+    let cols = shape.cols as u64;
+    let (c0, ncols, nrows) = (p.c0 as u64, p.ncols as u64, p.nrows as u64);
+    let whole = c0 == 0 && ncols == cols;
+    // Offsets in the payload, in the unit of the type (elements or nibbles).
+    let n0 = p.r0 as u64 * cols + c0;
+    let (start, row_len, align) = if p.bits == 4 {
+        if ncols % 2 != 0 || n0 % 2 != 0 {
+            return None;
+        }
+        (n0 / 2, ncols / 2, 1)
+    } else {
+        let eb = (p.bits / 8) as u64;
+        (n0 * eb, ncols * eb, eb)
+    };
+    if !(nrows == 1 || (whole && p.stride == row_len)) {
+        return None;
+    }
+    let total = row_len * nrows;
+    p.base.checked_add(total - 1)?;
+    let bytes = tile.payload.get(start as usize..(start + total) as usize)?;
+    Some((p.base, bytes, align))
+}
+
+/// True when every span in `spans` (address, length, alignment) surely commits
+/// under `Memory::store`: no overflow, aligned, inside one writable region, and
+/// the pages they span fit under the allocation cap together. Conservative: a
+/// false answer only means "take the general path".
+fn surely_stores(mem: &Memory, spans: impl Iterator<Item = (u64, usize, u64)>) -> bool {
+    let page = xstore_core::mem::PAGE_SIZE;
+    let mut pages = 0u64;
+    for (addr, len, align) in spans {
+        let Some(last) = addr.checked_add(len as u64 - 1) else {
+            return false;
+        };
+        if addr & (align - 1) != 0 {
+            return false;
+        }
+        let Some(i) = mem.map().find(addr) else {
+            return false;
+        };
+        let r = &mem.map().regions()[i];
+        if r.access != Access::ReadWrite || r.last < last {
+            return false;
+        }
+        pages += last / page - addr / page + 1;
+    }
+    pages <= mem.cap().saturating_sub(mem.allocated_bytes()) / page
+}
+
+/// Store the block without staging it, when its transaction would be one
+/// plain write per plan (or one merged four-bit span for a sole plan). `None`
+/// means the general path must run; otherwise the result is exactly what
+/// committing the staged transaction would give (memory, trace, fault).
+fn store_direct<T: TraceSink>(
+    m: &Machine,
+    plans: &[Plan],
+    s: &mut Scratch,
+    mem: &mut Memory,
+    trace: &mut T,
+) -> Option<Result<(), Fault>> {
+    let live = |p: &&Plan| p.nrows > 0 && p.ncols > 0;
+    let mut it = plans.iter().filter(live);
+    let first = it.next()?;
+    if it.next().is_none() {
+        if let Some((addr, bytes, align)) = span(m, first) {
+            return Some(mem.store(addr, bytes, align, trace));
+        }
+        if plans.len() == 1 && merge_nibble_rows(first.tile(m), first, s, mem) {
+            return Some(mem.store(first.base, &s.data, 1, trace));
+        }
+        return None;
+    }
+    // Several plans: each must be one span, and all must surely commit, so
+    // that storing them one by one cannot fault half-way.
+    let spans = plans.iter().filter(live).map(|p| span(m, p));
+    if spans.clone().any(|sp| sp.is_none()) {
+        return None;
+    }
+    let shapes = spans.map(|sp| sp.map(|(a, b, al)| (a, b.len(), al)).expect("checked"));
+    if !surely_stores(mem, shapes) {
+        return None;
+    }
+    for p in plans.iter().filter(live) {
+        let (addr, bytes, align) = span(m, p).expect("checked");
+        if let Err(f) = mem.store(addr, bytes, align, trace) {
+            debug_assert!(false, "a prechecked store faulted: {f}");
+            return Some(Err(f));
+        }
+    }
+    Some(Ok(()))
+}
+
+/// The sole plan's four-bit rows back to back in GM (stride = row bytes), each
+/// starting on a payload byte, with an odd column count: built into `s.data`
+/// as the one write `emit_nibbles` stages for them, the odd last nibble of
+/// each row merged with the byte in memory. False when the shape does not
+/// qualify or the span cannot be read (the general path then decides).
+fn merge_nibble_rows(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory) -> bool {
+    let shape = &tile.shape;
+    let cols = shape.cols as usize;
+    let ncols = p.ncols as usize;
+    let full = ncols / 2;
+    let nbytes = ncols.div_ceil(2);
+    let qualifies = p.bits == 4
+        && shape.layout == TileLayout::RowMajor
+        && ncols % 2 == 1
+        && cols % 2 == 0
+        && p.c0 % 2 == 0
+        && p.stride == nbytes as u64;
+    if !qualifies {
+        return false;
+    }
+    let total = nbytes * p.nrows as usize;
+    s.data.clear();
+    s.data.resize(total, 0);
+    if p.base.checked_add(total as u64 - 1).is_none() || mem.read(p.base, &mut s.data).is_err() {
+        return false;
+    }
+    for (i, row) in s.data.chunks_exact_mut(nbytes).enumerate() {
+        let n0 = (p.r0 as usize + i) * cols + p.c0 as usize;
+        row[..full].copy_from_slice(&tile.payload[n0 / 2..n0 / 2 + full]);
+        let last = (n0 + ncols - 1) / 2;
+        row[full] = (tile.payload[last] & 0xf) | (row[full] & 0xf0);
+    }
+    true
 }
 
 /// Append one plan's writes to `tx`, in row-major order.
@@ -689,6 +850,12 @@ pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool) {
             s.tx.write_aligned(addr, &src[..first], eb as u64);
             if first < row_len {
                 s.tx.write_aligned(0, &src[first..], eb as u64);
+            }
+        } else if first == row_len {
+            // Filled in place in the transaction.
+            let dst = s.tx.write_with(addr, row_len, eb as u64);
+            for (j, d) in (0..p.ncols).zip(dst.chunks_exact_mut(eb)) {
+                d.copy_from_slice(&tile.get(r, p.c0 + j).to_le_bytes()[..eb]);
             }
         } else {
             s.data.clear();
@@ -759,8 +926,7 @@ fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool
             // The row's nibbles start on a byte boundary of the payload.
             if full > 0 {
                 let b = n0 / 2;
-                s.tx.write_with(addr, full, 1)
-                    .copy_from_slice(&tile.payload[b..b + full]);
+                s.tx.write(addr, &tile.payload[b..b + full]);
             }
             if ncols % 2 == 1 {
                 let v = tile.get(r, p.c0 + p.ncols - 1) as u8;
@@ -900,13 +1066,27 @@ pub fn run_words<T: TraceSink>(
         Ok(Ok(())) => {}
     }
     let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(8);
-    s.tx.clear();
-    let sole = plans.len() == 1;
-    for p in &plans {
-        emit(m, p, s, mem, sole);
-    }
+    let direct = if s.staged_only {
+        None
+    } else {
+        store_direct(m, &plans, s, mem, trace)
+    };
+    let done = match direct {
+        Some(r) => {
+            s.direct += 1;
+            r
+        }
+        None => {
+            s.tx.clear();
+            let sole = plans.len() == 1;
+            for p in &plans {
+                emit(m, p, s, mem, sole);
+            }
+            mem.commit(&s.tx, trace)
+        }
+    };
     s.plans = plans;
-    match mem.commit(&s.tx, trace) {
+    match done {
         Ok(()) => BlockResult::Ok,
         Err(f) => {
             let mut pf = map_fault(&f, bits);
