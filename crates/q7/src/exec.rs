@@ -1,12 +1,23 @@
 //! The executor (q7.md §4): registers, the AGU, the store images, predication,
-//! and the valign stream. Each bundle builds one [`Transaction`] and commits it;
-//! registers change only after a clean commit, so a fault changes nothing.
+//! and the valign stream. Every bundle's memory effect is probed as a whole and
+//! then applied; registers change only after a clean commit, so a fault changes
+//! nothing.
+//!
+//! Two paths compute the same thing. The reference path ([`Machine::step_tx`])
+//! stages each bundle's writes in one [`Transaction`] and commits it. The fast
+//! path ([`Machine::step_compiled`]) serves every bundle whose memory effect is
+//! one contiguous plain write (or none) with [`Memory::store`], which probes and
+//! commits that one write exactly as a one-write transaction would; only a
+//! predicated store whose enabled lanes are not one contiguous run still builds a
+//! transaction. A test runs random programs down both paths and compares memory,
+//! registers, traces and faults.
 
 use crate::asm::{Bundle, Inst, Off};
 use crate::roster::{self, Conv, Kind, Mode, Op};
 use xstore_core::{FaultKind, Memory, TraceSink, Transaction};
 
 #[cold]
+#[inline(never)]
 fn misaligned_fault(op: &Op, ea: u32, align: u32) -> ExecFault {
     ExecFault {
         kind: FaultKind::Misaligned {
@@ -22,6 +33,7 @@ fn misaligned_fault(op: &Op, ea: u32, align: u32) -> ExecFault {
 }
 
 #[cold]
+#[inline(never)]
 fn discontinuity(op: &Op, inst: &Inst, u: &Valign, a: u32) -> ExecFault {
     ExecFault {
         kind: "valign_discontinuity",
@@ -39,6 +51,7 @@ fn discontinuity(op: &Op, inst: &Inst, u: &Valign, a: u32) -> ExecFault {
 }
 
 #[cold]
+#[inline(never)]
 fn memory_fault(f: xstore_core::Fault) -> ExecFault {
     ExecFault {
         kind: f.kind.name(),
@@ -49,12 +62,36 @@ fn memory_fault(f: xstore_core::Fault) -> ExecFault {
 
 /// A bundle compiled for execution: small, `Copy`, no allocation. The parser
 /// guarantees at most one B07 op per bundle; the other ops are `IVP_ZALIGN`s.
+/// The roster facts the executor needs are copied in, so a step never consults
+/// the roster on its clean path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
     /// The bundle's B07 op.
     pub store: Option<Inst>,
     /// Bit i set: `IVP_ZALIGN ui` in the bundle.
     pub zalign: u8,
+    /// The store op's kind (`Kind::Zalign` when the bundle has none).
+    pub kind: Kind,
+    /// Its AGU mode.
+    pub mode: Mode,
+    /// Its store image.
+    pub conv: Conv,
+    /// Its predicate lanes (0 = unpredicated).
+    pub pred_lanes: u8,
+    /// The specialised routine that runs it.
+    pub fast: Fast,
+}
+
+/// The routines [`Machine::step_compiled`] picks from: the two full-vector
+/// shapes that dominate streaming code get their own straight-line routine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fast {
+    /// An unpredicated store of the 64 bytes of a vec register, verbatim.
+    Store64,
+    /// `sa*_ip` of the 64 bytes of a vec register, verbatim.
+    Stream64,
+    /// Everything else.
+    General,
 }
 
 impl Step {
@@ -62,14 +99,29 @@ impl Step {
         let mut s = Step {
             store: None,
             zalign: 0,
+            kind: Kind::Zalign,
+            mode: Mode::I,
+            conv: Conv::None,
+            pred_lanes: 0,
+            fast: Fast::General,
         };
         for inst in &b.ops {
-            if inst.op().kind() == Kind::Zalign {
+            let op = inst.op();
+            if op.kind() == Kind::Zalign {
                 s.zalign |= 1 << inst.u;
             } else {
                 s.store = Some(*inst);
+                s.kind = op.kind();
+                s.mode = op.mode;
+                s.conv = op.conv();
+                s.pred_lanes = op.fam.pred_lanes;
             }
         }
+        s.fast = match (s.kind, s.conv, s.pred_lanes) {
+            (Kind::Store, Conv::Copy { len: 64 }, 0) => Fast::Store64,
+            (Kind::Stream, Conv::Copy { len: 64 }, _) => Fast::Stream64,
+            _ => Fast::General,
+        };
         s
     }
 }
@@ -260,6 +312,20 @@ impl Machine {
         }
     }
 
+    /// [`Machine::aligned`] for the fast path: the op is looked up only to
+    /// name it in a fault.
+    #[inline(always)]
+    fn aligned_inst(inst: &Inst, ea: u32, align: u32, opts: &Options) -> Result<u32, ExecFault> {
+        debug_assert!(align.is_power_of_two());
+        if ea & (align - 1) == 0 {
+            return Ok(ea);
+        }
+        match opts.misaligned {
+            Misaligned::RoundDown => Ok(ea & !(align - 1)),
+            Misaligned::Fault => Err(misaligned_fault(inst.op(), ea, align)),
+        }
+    }
+
     /// The row that appending `bytes` at `a` completes, written into `tx`. With at
     /// most 64 bytes appended and at most 63 pending, at most one row completes.
     #[inline]
@@ -419,7 +485,7 @@ impl Machine {
         }
     }
 
-    /// Execute one bundle: one transaction, one commit, then the register updates.
+    /// Execute one bundle.
     #[inline]
     pub fn step<T: TraceSink>(
         &mut self,
@@ -432,9 +498,10 @@ impl Machine {
         self.step_compiled(&Step::of(b), opts, mem, tx, trace)
     }
 
-    /// Execute one compiled bundle.
+    /// Execute one compiled bundle through the reference path: its writes are
+    /// staged in `tx`, which is committed as a whole, then the registers change.
     #[inline]
-    pub fn step_compiled<T: TraceSink>(
+    pub fn step_tx<T: TraceSink>(
         &mut self,
         s: &Step,
         opts: &Options,
@@ -450,9 +517,15 @@ impl Machine {
         }
         mem.commit(tx, trace).map_err(memory_fault)?;
         self.apply(up);
-        if s.zalign != 0 {
+        self.zalign(s.zalign);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn zalign(&mut self, bits: u8) {
+        if bits != 0 {
             for (i, u) in self.u.iter_mut().enumerate() {
-                if s.zalign >> i & 1 == 1 {
+                if bits >> i & 1 == 1 {
                     *u = Valign {
                         zeroed: true,
                         ..Valign::default()
@@ -460,6 +533,235 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// Execute one compiled bundle. A bundle whose memory effect is one
+    /// contiguous plain write (or none) probes and commits it with
+    /// [`Memory::store`], the same check-then-apply as a one-write transaction;
+    /// only a predicated store with non-contiguous enabled lanes takes
+    /// [`Machine::step_tx`]. Registers change only after a clean store.
+    #[inline(always)]
+    pub fn step_compiled<T: TraceSink>(
+        &mut self,
+        s: &Step,
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> Result<(), ExecFault> {
+        match s.fast {
+            Fast::Store64 => self.store64(s, opts, mem, trace),
+            Fast::Stream64 => self.stream64(s, mem, trace),
+            Fast::General => self.step_general(s, opts, mem, tx, trace),
+        }
+    }
+
+    /// [`Fast::Store64`]: the AGU, the misaligned policy, one 64-byte store
+    /// straight from the register, then the base update.
+    #[inline(always)]
+    fn store64<T: TraceSink>(
+        &mut self,
+        s: &Step,
+        opts: &Options,
+        mem: &mut Memory,
+        trace: &mut T,
+    ) -> Result<(), ExecFault> {
+        let Some(inst) = s.store else {
+            unreachable!("a Store64 step has a store")
+        };
+        let (ea, post) = agu(self, s.mode, inst.base, inst.off);
+        let ea = Self::aligned_inst(&inst, ea, 64, opts)?;
+        mem.store(ea as u64, &self.v[inst.src as usize], 1, trace)
+            .map_err(memory_fault)?;
+        if let Some(p) = post {
+            self.a[inst.base as usize] = p;
+        }
+        self.zalign(s.zalign);
+        Ok(())
+    }
+
+    /// [`Fast::Stream64`]: appending 64 bytes always completes exactly one
+    /// row. `tmp` holds the pending row image with the 64 new bytes laid at the
+    /// pending end: its first 64 bytes from `lo` are the row's write, its last 64
+    /// the new pending image (zero past the pending bytes). Fixed-size copies only.
+    #[inline(always)]
+    fn stream64<T: TraceSink>(
+        &mut self,
+        s: &Step,
+        mem: &mut Memory,
+        trace: &mut T,
+    ) -> Result<(), ExecFault> {
+        let Some(inst) = s.store else {
+            unreachable!("a Stream64 step has a store")
+        };
+        let a = self.a[inst.base as usize];
+        let u = &self.u[inst.u as usize];
+        if u.len > 0 && a != u.end() {
+            return Err(discontinuity(inst.op(), &inst, u, a));
+        }
+        let (row, lo, len) = if u.len > 0 {
+            (u.row, u.lo as usize, u.len as usize)
+        } else {
+            (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
+        };
+        let pos = lo + len;
+        let mut tmp = [0u8; 128];
+        tmp[..64].copy_from_slice(&u.data);
+        tmp[pos..pos + 64].copy_from_slice(&self.v[inst.src as usize]);
+        mem.store(row.wrapping_add(lo as u32) as u64, &tmp[lo..64], 1, trace)
+            .map_err(memory_fault)?;
+        let u = &mut self.u[inst.u as usize];
+        u.row = row.wrapping_add(ROW);
+        u.lo = 0;
+        u.len = pos as u8;
+        u.data.copy_from_slice(&tmp[64..]);
+        self.a[inst.base as usize] = a.wrapping_add(64);
+        self.zalign(s.zalign);
+        Ok(())
+    }
+
+    /// Every other bundle: one contiguous [`Memory::store`] where the effect is
+    /// one plain write, [`Machine::step_tx`] for sparse predicated stores.
+    #[inline(never)]
+    fn step_general<T: TraceSink>(
+        &mut self,
+        s: &Step,
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> Result<(), ExecFault> {
+        let Some(inst) = s.store else {
+            self.zalign(s.zalign);
+            return Ok(());
+        };
+        match s.kind {
+            Kind::Store => {
+                let (ea, post) = agu(self, s.mode, inst.base, inst.off);
+                let n = s.conv.len();
+                let ea = Self::aligned_inst(&inst, ea, n as u32, opts)?;
+                let v = &self.v[inst.src as usize];
+                let mut img = [0u8; 64];
+                let bytes: &[u8] = match s.conv {
+                    Conv::Copy { .. } => &v[..n],
+                    c => {
+                        image(c, v, &mut img);
+                        &img[..n]
+                    }
+                };
+                let (at, bytes) = if s.pred_lanes == 0 {
+                    (ea, bytes)
+                } else {
+                    // The enabled lanes, as one run of bytes if they form one.
+                    let lanes = s.pred_lanes as u32;
+                    let per = n / lanes as usize;
+                    let all = if lanes >= 64 { !0 } else { (1u64 << lanes) - 1 };
+                    let m = self.vb[inst.mask as usize] & all;
+                    if m == 0 {
+                        (ea, &bytes[..0])
+                    } else {
+                        let first = m.trailing_zeros();
+                        let r = m >> first;
+                        // One run of ones iff r + 1 is a power of two (or wraps to 0).
+                        if r & r.wrapping_add(1) != 0 {
+                            return self.step_tx(s, opts, mem, tx, trace);
+                        }
+                        let run = r.trailing_ones();
+                        let lo = first as usize * per;
+                        let hi = lo + run as usize * per;
+                        (ea.wrapping_add(lo as u32), &bytes[lo..hi])
+                    }
+                };
+                if !bytes.is_empty() {
+                    mem.store(at as u64, bytes, 1, trace)
+                        .map_err(memory_fault)?;
+                }
+                if let Some(p) = post {
+                    self.a[inst.base as usize] = p;
+                }
+            }
+            Kind::MaskStore => {
+                let (ea, post) = agu(self, s.mode, inst.base, inst.off);
+                let n = s.conv.len();
+                let ea = Self::aligned_inst(&inst, ea, n as u32, opts)?;
+                let bytes = self.vb[inst.src as usize].to_le_bytes();
+                mem.store(ea as u64, &bytes[..n], 1, trace)
+                    .map_err(memory_fault)?;
+                if let Some(p) = post {
+                    self.a[inst.base as usize] = p;
+                }
+            }
+            Kind::Stream | Kind::StreamVar => {
+                let a = self.a[inst.base as usize];
+                let vb = s.conv.len();
+                let n = match (s.kind, inst.off) {
+                    (Kind::StreamVar, Off::Reg(r)) => sav_count(self.a[r as usize], vb),
+                    _ => vb,
+                };
+                if n > 0 {
+                    let u = &self.u[inst.u as usize];
+                    if u.len > 0 && a != u.end() {
+                        return Err(discontinuity(inst.op(), &inst, u, a));
+                    }
+                    let v = &self.v[inst.src as usize];
+                    let mut img = [0u8; 64];
+                    let bytes: &[u8] = match s.conv {
+                        Conv::Copy { .. } => &v[..n],
+                        c => {
+                            image(c, v, &mut img);
+                            &img[..n]
+                        }
+                    };
+                    let (row, lo, len) = if u.len > 0 {
+                        (u.row, u.lo as usize, u.len as usize)
+                    } else {
+                        (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
+                    };
+                    let pos = lo + len;
+                    if pos + n >= 64 {
+                        // The row completes: the pending bytes and the head of the
+                        // new ones are one contiguous run, row[lo..64].
+                        let mut full = u.data;
+                        full[pos..].copy_from_slice(&bytes[..64 - pos]);
+                        let r = if lo == 0 {
+                            mem.store(row as u64, &full, 1, trace)
+                        } else {
+                            mem.store(row.wrapping_add(lo as u32) as u64, &full[lo..], 1, trace)
+                        };
+                        r.map_err(memory_fault)?;
+                    }
+                    Self::stream_update(&mut self.u[inst.u as usize], a, bytes);
+                }
+                self.a[inst.base as usize] = a.wrapping_add(n as u32);
+            }
+            Kind::Salign => {
+                let (ea, post) = agu(self, s.mode, inst.base, inst.off);
+                let ea = Self::aligned_inst(&inst, ea, 64, opts)?;
+                mem.store(ea as u64, &self.u[inst.u as usize].data, 1, trace)
+                    .map_err(memory_fault)?;
+                if let Some(p) = post {
+                    self.a[inst.base as usize] = p;
+                }
+            }
+            Kind::Flush => {
+                let u = &self.u[inst.u as usize];
+                if u.len > 0 {
+                    let lo = u.lo as usize;
+                    mem.store(u.start() as u64, &u.data[lo..lo + u.len as usize], 1, trace)
+                        .map_err(memory_fault)?;
+                }
+                if let Off::Reg(r) = inst.off {
+                    let a = self.a[inst.base as usize];
+                    self.a[inst.base as usize] = a.wrapping_add(self.a[r as usize]);
+                }
+                let u = &mut self.u[inst.u as usize];
+                u.len = 0;
+                u.lo = 0;
+                u.data = [0; 64];
+            }
+            Kind::Zalign => {}
+        }
+        self.zalign(s.zalign);
         Ok(())
     }
 
@@ -475,6 +777,24 @@ impl Machine {
     ) -> (usize, Option<(usize, ExecFault)>) {
         for (i, s) in prog.iter().enumerate() {
             if let Err(f) = self.step_compiled(s, opts, mem, tx, trace) {
+                return (i, Some((i, f)));
+            }
+        }
+        (prog.len(), None)
+    }
+
+    /// [`Machine::run_steps`] down the reference path only ([`Machine::step_tx`]
+    /// for every bundle): what the fast path is tested against.
+    pub fn run_steps_tx<T: TraceSink>(
+        &mut self,
+        prog: &[Step],
+        opts: &Options,
+        mem: &mut Memory,
+        tx: &mut Transaction,
+        trace: &mut T,
+    ) -> (usize, Option<(usize, ExecFault)>) {
+        for (i, s) in prog.iter().enumerate() {
+            if let Err(f) = self.step_tx(s, opts, mem, tx, trace) {
                 return (i, Some((i, f)));
             }
         }
