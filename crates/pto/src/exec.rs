@@ -798,7 +798,7 @@ fn merge_nibble_rows(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory) -> bo
         return false;
     }
     let total = nbytes * p.nrows as usize;
-    s.data.clear();
+    // Every byte is overwritten by the read: no need to clear.
     s.data.resize(total, 0);
     if p.base.checked_add(total as u64 - 1).is_none() || mem.read(p.base, &mut s.data).is_err() {
         return false;
