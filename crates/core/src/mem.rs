@@ -662,27 +662,45 @@ impl Memory {
         align: u64,
         trace: &mut T,
     ) -> Result<(), Fault> {
-        assert!(align.is_power_of_two(), "alignment must be a power of two");
-        let probed = self
-            .probe_write(addr, bytes.len(), align, None)
-            .and_then(|bound| {
-                let room = self.room();
-                if bound > room {
-                    let mut new_pages = Vec::new();
+        self.store_spans(&[(addr, bytes, align)], trace)
+    }
+
+    /// Probe and commit plain writes `(addr, bytes, align)`, in order: exactly a
+    /// transaction holding those writes, without staging the bytes. Every span
+    /// is probed before any is written, so a fault writes nothing.
+    #[inline]
+    pub fn store_spans<T: TraceSink>(
+        &mut self,
+        spans: &[(u64, &[u8], u64)],
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        let probed = (|| {
+            let mut bound = 0u64;
+            for &(addr, bytes, align) in spans {
+                assert!(align.is_power_of_two(), "alignment must be a power of two");
+                bound += self.probe_write(addr, bytes.len(), align, None)?;
+            }
+            let room = self.room();
+            if bound > room {
+                let mut new_pages = Vec::new();
+                for &(addr, bytes, _) in spans {
                     self.note_touched_new_pages(addr, bytes.len(), None, &mut new_pages);
-                    self.check_new_pages(new_pages, room)?;
                 }
-                Ok(())
-            });
+                self.check_new_pages(new_pages, room)?;
+            }
+            Ok(())
+        })();
         if let Err(f) = probed {
             if T::ENABLED {
                 trace.fault(&f);
             }
             return Err(f);
         }
-        self.write_plain(addr, bytes);
-        if T::ENABLED && !bytes.is_empty() {
-            trace.write(addr, bytes);
+        for &(addr, bytes, _) in spans {
+            self.write_plain(addr, bytes);
+            if T::ENABLED && !bytes.is_empty() {
+                trace.write(addr, bytes);
+            }
         }
         Ok(())
     }

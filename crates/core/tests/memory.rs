@@ -456,28 +456,37 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
-    /// `Memory::store` is exactly a one-write transaction: same fault, same bytes,
-    /// same trace, same allocation.
+    /// `Memory::store_spans` (and `store`, its one-span case) is exactly a
+    /// transaction of the same plain writes: same fault, same bytes, same
+    /// trace, same allocation.
     #[test]
-    fn store_equals_a_one_write_transaction(
+    fn store_spans_equal_a_transaction_of_the_same_writes(
         regions in arb_map(),
-        addr in arb_addr(),
-        data in prop::collection::vec(any::<u8>(), 0..300),
-        align in prop_oneof![Just(1u64), Just(2), Just(4), Just(64)],
+        spans in prop::collection::vec(
+            (arb_addr(), prop::collection::vec(any::<u8>(), 0..300), prop_oneof![Just(1u64), Just(2), Just(4), Just(64)]),
+            1..4,
+        ),
         cap_pages in 0u64..4,
     ) {
         let base = Memory::new(MemoryMap::new(regions).unwrap()).with_cap(cap_pages * PAGE_SIZE);
-        let mut a = base.clone();
-        let mut b = base;
-        let mut ta = VecTrace::default();
-        let mut tb = VecTrace::default();
-        let ra = a.store(addr, &data, align, &mut ta);
+        let (mut a, mut b, mut c) = (base.clone(), base.clone(), base);
+        let (mut ta, mut tb, mut tc) = (VecTrace::default(), VecTrace::default(), VecTrace::default());
+        let refs: Vec<(u64, &[u8], u64)> = spans.iter().map(|(ad, d, al)| (*ad, d.as_slice(), *al)).collect();
+        let ra = a.store_spans(&refs, &mut ta);
         let mut tx = Transaction::new();
-        tx.write_aligned(addr, &data, align);
+        for (ad, d, al) in &spans {
+            tx.write_aligned(*ad, d, *al);
+        }
         let rb = b.commit(&tx, &mut tb);
         prop_assert_eq!(ra, rb);
-        prop_assert_eq!(ta.events, tb.events);
+        prop_assert_eq!(&ta.events, &tb.events);
         prop_assert_eq!(snapshot(&a), snapshot(&b));
         prop_assert_eq!(a.allocated_bytes(), b.allocated_bytes());
+        if let [(ad, d, al)] = spans.as_slice() {
+            let rc = c.store(*ad, d, *al, &mut tc);
+            prop_assert_eq!(rc, rb);
+            prop_assert_eq!(&tc.events, &tb.events);
+            prop_assert_eq!(snapshot(&c), snapshot(&b));
+        }
     }
 }

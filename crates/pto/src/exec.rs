@@ -7,7 +7,7 @@ use crate::tables::{
 use crate::tile::{Location, Machine, Tile};
 use crate::word::{FieldError, Word};
 use std::ops::Range;
-use xstore_core::{Access, Fault, FaultKind as MemFault, Memory, TraceSink, Transaction};
+use xstore_core::{Fault, FaultKind as MemFault, Memory, TraceSink, Transaction};
 
 /// A rule that does not hold, with a sentence saying where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -708,32 +708,6 @@ pub fn span<'m>(m: &'m Machine, p: &Plan) -> Option<(u64, &'m [u8], u64)> {
     Some((p.base, bytes, align))
 }
 
-/// True when every span in `spans` (address, length, alignment) surely commits
-/// under `Memory::store`: no overflow, aligned, inside one writable region, and
-/// the pages they span fit under the allocation cap together. Conservative: a
-/// false answer only means "take the general path".
-fn surely_stores(mem: &Memory, spans: impl Iterator<Item = (u64, usize, u64)>) -> bool {
-    let page = xstore_core::mem::PAGE_SIZE;
-    let mut pages = 0u64;
-    for (addr, len, align) in spans {
-        let Some(last) = addr.checked_add(len as u64 - 1) else {
-            return false;
-        };
-        if addr & (align - 1) != 0 {
-            return false;
-        }
-        let Some(i) = mem.map().find(addr) else {
-            return false;
-        };
-        let r = &mem.map().regions()[i];
-        if r.access != Access::ReadWrite || r.last < last {
-            return false;
-        }
-        pages += last / page - addr / page + 1;
-    }
-    pages <= mem.cap().saturating_sub(mem.allocated_bytes()) / page
-}
-
 /// Store the block without staging it, when its transaction would be one
 /// plain write per plan (or one merged four-bit span for a sole plan). `None`
 /// means the general path must run; otherwise the result is exactly what
@@ -757,24 +731,12 @@ fn store_direct<T: TraceSink>(
         }
         return None;
     }
-    // Several plans: each must be one span, and all must surely commit, so
-    // that storing them one by one cannot fault half-way.
-    let spans = plans.iter().filter(live).map(|p| span(m, p));
-    if spans.clone().any(|sp| sp.is_none()) {
-        return None;
-    }
-    let shapes = spans.map(|sp| sp.map(|(a, b, al)| (a, b.len(), al)).expect("checked"));
-    if !surely_stores(mem, shapes) {
-        return None;
-    }
-    for p in plans.iter().filter(live) {
-        let (addr, bytes, align) = span(m, p).expect("checked");
-        if let Err(f) = mem.store(addr, bytes, align, trace) {
-            debug_assert!(false, "a prechecked store faulted: {f}");
-            return Some(Err(f));
-        }
-    }
-    Some(Ok(()))
+    // Several plans, each one span: `store_spans` probes them all before it
+    // writes any, exactly as committing the staged one-write-per-plan
+    // transaction would.
+    let spans: Option<Vec<(u64, &[u8], u64)>> =
+        plans.iter().filter(live).map(|p| span(m, p)).collect();
+    Some(mem.store_spans(&spans?, trace))
 }
 
 /// The sole plan's four-bit rows back to back in GM (stride = row bytes), each
