@@ -711,7 +711,13 @@ impl Memory {
         let off = (addr & (PAGE_SIZE - 1)) as usize;
         if off + data.len() <= PAGE_SIZE as usize {
             // The common case: inside one page.
-            self.page_mut(addr >> PAGE_SHIFT)[off..off + data.len()].copy_from_slice(data);
+            let page = self.page_mut(addr >> PAGE_SHIFT);
+            if data.len() == 64 {
+                // A vector or cache line: a fixed-size copy the compiler inlines.
+                page[off..off + 64].copy_from_slice(data);
+            } else {
+                page[off..off + data.len()].copy_from_slice(data);
+            }
         } else {
             self.apply(addr, data, None);
         }
