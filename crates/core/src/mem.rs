@@ -654,7 +654,7 @@ impl Memory {
     /// Probe and commit one plain write of `bytes` at `addr` (faulting unless
     /// `addr % align == 0`): exactly a one-write transaction, without staging
     /// the bytes. For executors whose instruction writes one contiguous span.
-    #[inline]
+    #[inline(always)]
     pub fn store<T: TraceSink>(
         &mut self,
         addr: u64,
@@ -662,7 +662,36 @@ impl Memory {
         align: u64,
         trace: &mut T,
     ) -> Result<(), Fault> {
-        self.store_spans(&[(addr, bytes, align)], trace)
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
+        let probed = self
+            .probe_write(addr, bytes.len(), align, None)
+            .and_then(|bound| self.check_room(bound, &[(addr, bytes, align)]));
+        if let Err(f) = probed {
+            if T::ENABLED {
+                trace.fault(&f);
+            }
+            return Err(f);
+        }
+        self.write_plain(addr, bytes);
+        if T::ENABLED && !bytes.is_empty() {
+            trace.write(addr, bytes);
+        }
+        Ok(())
+    }
+
+    /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
+    /// on the pages the spans touch) could pass the room left.
+    #[inline(always)]
+    fn check_room(&self, bound: u64, spans: &[(u64, &[u8], u64)]) -> Result<(), Fault> {
+        let room = self.room();
+        if bound > room {
+            let mut new_pages = Vec::new();
+            for &(addr, bytes, _) in spans {
+                self.note_touched_new_pages(addr, bytes.len(), None, &mut new_pages);
+            }
+            self.check_new_pages(new_pages, room)?;
+        }
+        Ok(())
     }
 
     /// Probe and commit plain writes `(addr, bytes, align)`, in order: exactly a
@@ -680,15 +709,7 @@ impl Memory {
                 assert!(align.is_power_of_two(), "alignment must be a power of two");
                 bound += self.probe_write(addr, bytes.len(), align, None)?;
             }
-            let room = self.room();
-            if bound > room {
-                let mut new_pages = Vec::new();
-                for &(addr, bytes, _) in spans {
-                    self.note_touched_new_pages(addr, bytes.len(), None, &mut new_pages);
-                }
-                self.check_new_pages(new_pages, room)?;
-            }
-            Ok(())
+            self.check_room(bound, spans)
         })();
         if let Err(f) = probed {
             if T::ENABLED {
