@@ -45,6 +45,13 @@ fn commits(c: &mut Criterion) {
             mem.commit(black_box(&tx), &mut NoTrace).unwrap();
         })
     });
+    g.bench_function("store_random_64b", |b| {
+        b.iter(|| {
+            let a = (rng.next_u64() % REGION) & !63;
+            mem.store(a, black_box(&src[..64]), 64, &mut NoTrace)
+                .unwrap();
+        })
+    });
     g.bench_function("baseline_random_64b", |b| {
         b.iter(|| {
             let a = ((rng.next_u64() % REGION) & !63) as usize;
