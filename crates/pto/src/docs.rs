@@ -256,30 +256,6 @@ pub fn tables_markdown() -> String {
         let _ = writeln!(s, "| `{n}` | {t} |");
     }
     let _ = writeln!(s, "\n### Memory profiles\n");
-    let _ = writeln!(s, "| profile | regions | provenance |");
-    let _ = writeln!(s, "|---|---|---|");
-    for p in crate::PROFILES {
-        let regs: Vec<String> = p
-            .regions
-            .iter()
-            .map(|r| {
-                format!(
-                    "`{}` {:#x}+{:#x} {}",
-                    r.name,
-                    r.base,
-                    r.size,
-                    r.access.as_str()
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "| `{}` (default) | {} — {} | {} |",
-            p.name,
-            regs.join(", "),
-            p.description,
-            p.provenance
-        );
-    }
+    s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
     s
 }

@@ -44,58 +44,19 @@ pub static PROFILES: &[ProfileDef] = &[ProfileDef {
 }];
 
 static EXAMPLES: &[Example] = &[
-    Example {
-        path: "examples/pto/source_local.toml",
-        text: include_str!("../../../examples/pto/source_local.toml"),
-    },
-    Example {
-        path: "examples/pto/source_shared_mask.toml",
-        text: include_str!("../../../examples/pto/source_shared_mask.toml"),
-    },
-    Example {
-        path: "examples/pto/shared_subview.toml",
-        text: include_str!("../../../examples/pto/shared_subview.toml"),
-    },
-    Example {
-        path: "examples/pto/defaults_fp16.toml",
-        text: include_str!("../../../examples/pto/defaults_fp16.toml"),
-    },
-    Example {
-        path: "examples/pto/u4x2_nibbles.toml",
-        text: include_str!("../../../examples/pto/u4x2_nibbles.toml"),
-    },
-    Example {
-        path: "examples/pto/zero_stride.toml",
-        text: include_str!("../../../examples/pto/zero_stride.toml"),
-    },
-    Example {
-        path: "examples/pto/cube_m16_b4.toml",
-        text: include_str!("../../../examples/pto/cube_m16_b4.toml"),
-    },
-    Example {
-        path: "examples/pto/cube_n8.toml",
-        text: include_str!("../../../examples/pto/cube_n8.toml"),
-    },
-    Example {
-        path: "examples/pto/fault_page.toml",
-        text: include_str!("../../../examples/pto/fault_page.toml"),
-    },
-    Example {
-        path: "examples/pto/fault_alignment_first.toml",
-        text: include_str!("../../../examples/pto/fault_alignment_first.toml"),
-    },
-    Example {
-        path: "examples/pto/pending_shared.toml",
-        text: include_str!("../../../examples/pto/pending_shared.toml"),
-    },
-    Example {
-        path: "examples/pto/zero_mask.toml",
-        text: include_str!("../../../examples/pto/zero_mask.toml"),
-    },
-    Example {
-        path: "examples/pto/bundle_control.toml",
-        text: include_str!("../../../examples/pto/bundle_control.toml"),
-    },
+    xstore_core::example!("examples/pto/source_local.toml"),
+    xstore_core::example!("examples/pto/source_shared_mask.toml"),
+    xstore_core::example!("examples/pto/shared_subview.toml"),
+    xstore_core::example!("examples/pto/defaults_fp16.toml"),
+    xstore_core::example!("examples/pto/u4x2_nibbles.toml"),
+    xstore_core::example!("examples/pto/zero_stride.toml"),
+    xstore_core::example!("examples/pto/cube_m16_b4.toml"),
+    xstore_core::example!("examples/pto/cube_n8.toml"),
+    xstore_core::example!("examples/pto/fault_page.toml"),
+    xstore_core::example!("examples/pto/fault_alignment_first.toml"),
+    xstore_core::example!("examples/pto/pending_shared.toml"),
+    xstore_core::example!("examples/pto/zero_mask.toml"),
+    xstore_core::example!("examples/pto/bundle_control.toml"),
 ];
 
 fn reg_reports(m: &tile::Machine) -> Vec<RegReport> {

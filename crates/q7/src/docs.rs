@@ -7,9 +7,7 @@ use crate::lint::RULES;
 use crate::roster::{self, Group, ALIASES, FAMILIES, SELECTORS};
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
-    s.replace('|', "\\|")
-}
+use xstore_core::docgen::cell as esc;
 
 /// Markdown of every table.
 pub fn doc_tables() -> String {
@@ -170,39 +168,12 @@ pub fn doc_tables() -> String {
     let _ = writeln!(s, "| rule | severity | finds | provenance |");
     let _ = writeln!(s, "|---|---|---|---|");
     for r in RULES {
-        let sev = match r.severity {
-            xstore_core::report::Severity::Warning => "warning",
-            xstore_core::report::Severity::Note => "note",
-        };
+        let sev = r.severity.as_str();
         let _ = writeln!(s, "| {} | {} | {} | {} |", r.name, sev, esc(r.what), r.prov);
     }
 
     let _ = writeln!(s, "\n### Memory profiles\n");
-    let _ = writeln!(s, "| profile | regions | provenance | description |");
-    let _ = writeln!(s, "|---|---|---|---|");
-    for p in crate::PROFILES {
-        let regs: Vec<String> = p
-            .regions
-            .iter()
-            .map(|r| {
-                format!(
-                    "{} [{:#x}, {:#x}] {}",
-                    r.name,
-                    r.base,
-                    r.base + r.size - 1,
-                    r.access.as_str()
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} |",
-            p.name,
-            regs.join("; "),
-            p.provenance,
-            p.description
-        );
-    }
+    s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
     let _ = writeln!(s, "\n### Placements by mnemonic group\n");
     let _ = writeln!(s, "| example | placements |");
     let _ = writeln!(s, "|---|---|");

@@ -46,46 +46,16 @@ pub static PROFILES: &[ProfileDef] = &[ProfileDef {
 }];
 
 static EXAMPLES: &[Example] = &[
-    Example {
-        path: "examples/q7/aligned_loop.toml",
-        text: include_str!("../../../examples/q7/aligned_loop.toml"),
-    },
-    Example {
-        path: "examples/q7/predicated_tail.toml",
-        text: include_str!("../../../examples/q7/predicated_tail.toml"),
-    },
-    Example {
-        path: "examples/q7/narrowing.toml",
-        text: include_str!("../../../examples/q7/narrowing.toml"),
-    },
-    Example {
-        path: "examples/q7/scalar_stores.toml",
-        text: include_str!("../../../examples/q7/scalar_stores.toml"),
-    },
-    Example {
-        path: "examples/q7/vbool_store.toml",
-        text: include_str!("../../../examples/q7/vbool_store.toml"),
-    },
-    Example {
-        path: "examples/q7/vec_memset.toml",
-        text: include_str!("../../../examples/q7/vec_memset.toml"),
-    },
-    Example {
-        path: "examples/q7/source_s4.toml",
-        text: include_str!("../../../examples/q7/source_s4.toml"),
-    },
-    Example {
-        path: "examples/q7/strict_misaligned.toml",
-        text: include_str!("../../../examples/q7/strict_misaligned.toml"),
-    },
-    Example {
-        path: "examples/q7/discontinuity.toml",
-        text: include_str!("../../../examples/q7/discontinuity.toml"),
-    },
-    Example {
-        path: "examples/q7/unmapped_fault.toml",
-        text: include_str!("../../../examples/q7/unmapped_fault.toml"),
-    },
+    xstore_core::example!("examples/q7/aligned_loop.toml"),
+    xstore_core::example!("examples/q7/predicated_tail.toml"),
+    xstore_core::example!("examples/q7/narrowing.toml"),
+    xstore_core::example!("examples/q7/scalar_stores.toml"),
+    xstore_core::example!("examples/q7/vbool_store.toml"),
+    xstore_core::example!("examples/q7/vec_memset.toml"),
+    xstore_core::example!("examples/q7/source_s4.toml"),
+    xstore_core::example!("examples/q7/strict_misaligned.toml"),
+    xstore_core::example!("examples/q7/discontinuity.toml"),
+    xstore_core::example!("examples/q7/unmapped_fault.toml"),
 ];
 
 impl Isa for Model {

@@ -1,24 +1,11 @@
 //! docs/q7.md's generated section must equal `doc_tables()`.
 
-const START: &str = "<!-- generated:start -->\n";
-const END: &str = "<!-- generated:end -->";
-
 #[test]
 fn generated_section_matches_the_tables() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/q7.md");
-    let doc = std::fs::read_to_string(path).expect("docs/q7.md exists");
-    let s = doc.find(START).expect("start marker") + START.len();
-    let e = doc.find(END).expect("end marker");
     let want = xstore_q7::doc_tables();
-    if std::env::var("XSTORE_BLESS").as_deref() == Ok("1") {
-        let new = format!("{}{}{}", &doc[..s], want, &doc[e..]);
-        std::fs::write(path, new).expect("write docs/q7.md");
-        return;
-    }
-    assert!(
-        doc[s..e] == want,
-        "docs/q7.md's generated section is stale: run XSTORE_BLESS=1 cargo test -p xstore-q7 --test docs"
-    );
+    xstore_core::docgen::check_generated(std::path::Path::new(path), &want)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
