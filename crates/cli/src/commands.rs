@@ -71,6 +71,17 @@ fn print_json(v: &Json) {
     );
 }
 
+/// One output line each, or `{key: [lines]}` with `--json`.
+fn print_lines(key: &str, lines: Vec<String>, json: bool) {
+    if json {
+        print_json(&json!({ key: lines }));
+    } else {
+        for l in lines {
+            println!("{l}");
+        }
+    }
+}
+
 fn read_text(file: Option<&str>) -> Result<(String, String), Diagnostic> {
     match file {
         Some(f) if f != "-" => std::fs::read_to_string(f)
@@ -116,26 +127,16 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
         IsaCmd::Asm { file } => {
             let (text, name) = read_text(file.as_deref())?;
             let words = isa.asm(&text).map_err(|d| d.in_file(&name))?;
-            let lines: Vec<String> = words.iter().map(|w| hex::encode(w)).collect();
-            if json {
-                print_json(&json!({ "hex": lines }));
-            } else {
-                for l in lines {
-                    println!("{l}");
-                }
-            }
+            print_lines("hex", words.iter().map(|w| hex::encode(w)).collect(), json);
             Ok(EXIT_OK)
         }
         IsaCmd::Disasm(input) => {
             let (bytes, name) = read_bytes(&input)?;
-            let lines = isa.disasm(&bytes).map_err(|d| d.in_file(&name))?;
-            if json {
-                print_json(&json!({ "text": lines }));
-            } else {
-                for l in lines {
-                    println!("{l}");
-                }
-            }
+            print_lines(
+                "text",
+                isa.disasm(&bytes).map_err(|d| d.in_file(&name))?,
+                json,
+            );
             Ok(EXIT_OK)
         }
         IsaCmd::Explain { arg } => {
@@ -244,14 +245,7 @@ fn lower(
         Some(path) => std::fs::write(&path, &lowered)
             .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot write `{path}`: {e}")))?,
         None => {
-            let lines: Vec<String> = lowered.chunks(64).map(hex::encode).collect();
-            if json {
-                print_json(&json!({ "hex": lines }));
-            } else {
-                for l in lines {
-                    println!("{l}");
-                }
-            }
+            print_lines("hex", lowered.chunks(64).map(hex::encode).collect(), json);
         }
     }
     Ok(EXIT_OK)
