@@ -67,6 +67,8 @@ pub struct DiagnosticData {
     /// The allowed range or set.
     pub expected: Option<String>,
     pub hint: Option<String>,
+    /// How well the broken rule is known (the provenance of its table row).
+    pub provenance: Option<crate::Provenance>,
 }
 
 impl Diagnostic {
@@ -78,6 +80,7 @@ impl Diagnostic {
             rule: None,
             expected: None,
             hint: None,
+            provenance: None,
         }))
     }
 
@@ -130,6 +133,11 @@ impl Diagnostic {
     }
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
+        self
+    }
+    /// The provenance of the rule the error names.
+    pub fn provenance(mut self, p: crate::Provenance) -> Self {
+        self.provenance = Some(p);
         self
     }
 
@@ -215,7 +223,10 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: error: {}", self.location, self.message)?;
         if let Some(rule) = &self.rule {
-            write!(f, " [rule: {rule}]")?;
+            match self.provenance {
+                Some(p) => write!(f, " [rule: {rule}, {p}]")?,
+                None => write!(f, " [rule: {rule}]")?,
+            }
         }
         if let Some(exp) = &self.expected {
             write!(f, "; expected {exp}")?;
@@ -268,6 +279,18 @@ mod tests {
             "prog.s:3:17: error: immediate 16 is not a multiple of 64 [rule: imm_scaled]; \
              expected a multiple of 64 in [-512, 448]\n  hint: use 0 or 64"
         );
+    }
+
+    #[test]
+    fn renders_the_rule_provenance() {
+        let d = Diagnostic::range("x")
+            .rule("PEMode")
+            .provenance(crate::Provenance::OBSERVED_HIGH);
+        assert_eq!(
+            d.to_string(),
+            "<input>: error: x [rule: PEMode, seed/observed/high]"
+        );
+        assert_eq!(d.provenance, Some(crate::Provenance::OBSERVED_HIGH));
     }
 
     #[test]

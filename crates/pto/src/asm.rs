@@ -160,6 +160,7 @@ fn parse_mask(t: &Tok<'_>, line: u32) -> Result<u32, Diagnostic> {
         ))
         .at(line, mt.col)
         .rule("PEMode (pto.md §1)")
+        .provenance(tables::PEMODE_PROV)
         .expected(format!("one of the eight encodable masks {}", tables::encodable_masks()))
         .hint("the assembler never remaps a mask; choose the PE set explicitly")
     })
