@@ -117,9 +117,19 @@ impl Step {
                 s.pred_lanes = op.fam.pred_lanes;
             }
         }
+        // The straight-line routines mask register numbers instead of
+        // checking them: they take only steps whose numbers are in range (the
+        // parser and the decoder never produce others), so the mask is exact.
+        let in_range = s.store.is_none_or(|i| {
+            i.base < 16 && i.src < 32 && i.u < 4 && !matches!(i.off, Off::Reg(r) if r >= 16)
+        });
         s.fast = match (s.kind, s.conv, s.pred_lanes) {
-            (Kind::Store, Conv::Copy { len: 64 }, 0) => Fast::Store64,
-            (Kind::Stream, Conv::Copy { len: 64 }, _) => Fast::Stream64,
+            (Kind::Store, Conv::Copy { len: 64 }, 0)
+                if in_range && matches!(s.mode, Mode::I | Mode::Ip | Mode::X | Mode::Xp) =>
+            {
+                Fast::Store64
+            }
+            (Kind::Stream, Conv::Copy { len: 64 }, _) if in_range => Fast::Stream64,
             _ => Fast::General,
         };
         s
@@ -557,7 +567,10 @@ impl Machine {
     }
 
     /// [`Fast::Store64`]: the AGU, the misaligned policy, one 64-byte store
-    /// straight from the register, then the base update.
+    /// straight from the register, then the base update. Register numbers are
+    /// masked to their file's size, which bounds the indexing without a check
+    /// ([`Step::of`] picks this routine only when they are in range, so the
+    /// mask never changes one); a misaligned address leaves the straight line.
     #[inline(always)]
     fn store64<T: TraceSink>(
         &mut self,
@@ -566,15 +579,26 @@ impl Machine {
         mem: &mut Memory,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
-        let Some(inst) = s.store else {
+        let Some(inst) = &s.store else {
             unreachable!("a Store64 step has a store")
         };
-        let (ea, post) = agu(self, s.mode, inst.base, inst.off);
-        let ea = Self::aligned_inst(&inst, ea, 64, opts)?;
-        mem.store(ea as u64, &self.v[inst.src as usize], 1, trace)
+        let b = (inst.base & 15) as usize;
+        let a = self.a[b];
+        let o = match inst.off {
+            Off::Imm(i) => i as u32,
+            Off::Reg(r) => self.a[(r & 15) as usize],
+            Off::None => 0,
+        };
+        // `_ip`/`_xp` store at the base and then advance it; `_i`/`_x` add first.
+        let post = matches!(s.mode, Mode::Ip | Mode::Xp);
+        let mut ea = if post { a } else { a.wrapping_add(o) };
+        if ea & 63 != 0 {
+            ea = Self::aligned_inst(inst, ea, 64, opts)?;
+        }
+        mem.store(ea as u64, &self.v[(inst.src & 31) as usize], 1, trace)
             .map_err(memory_fault)?;
-        if let Some(p) = post {
-            self.a[inst.base as usize] = p;
+        if post {
+            self.a[b] = a.wrapping_add(o);
         }
         self.zalign(s.zalign);
         Ok(())
@@ -591,13 +615,15 @@ impl Machine {
         mem: &mut Memory,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
-        let Some(inst) = s.store else {
+        let Some(inst) = &s.store else {
             unreachable!("a Stream64 step has a store")
         };
-        let a = self.a[inst.base as usize];
-        let u = &self.u[inst.u as usize];
+        // Register numbers masked to their file's size, as in `store64`.
+        let (b, k) = ((inst.base & 15) as usize, (inst.u & 3) as usize);
+        let a = self.a[b];
+        let u = &self.u[k];
         if u.len > 0 && a != u.end() {
-            return Err(discontinuity(inst.op(), &inst, u, a));
+            return Err(discontinuity(inst.op(), inst, u, a));
         }
         let (row, lo, len) = if u.len > 0 {
             (u.row, u.lo as usize, u.len as usize)
@@ -607,15 +633,15 @@ impl Machine {
         let pos = lo + len;
         let mut tmp = [0u8; 128];
         tmp[..64].copy_from_slice(&u.data);
-        tmp[pos..pos + 64].copy_from_slice(&self.v[inst.src as usize]);
+        tmp[pos..pos + 64].copy_from_slice(&self.v[(inst.src & 31) as usize]);
         mem.store(row.wrapping_add(lo as u32) as u64, &tmp[lo..64], 1, trace)
             .map_err(memory_fault)?;
-        let u = &mut self.u[inst.u as usize];
+        let u = &mut self.u[k];
         u.row = row.wrapping_add(ROW);
         u.lo = 0;
         u.len = pos as u8;
         u.data.copy_from_slice(&tmp[64..]);
-        self.a[inst.base as usize] = a.wrapping_add(64);
+        self.a[b] = a.wrapping_add(64);
         self.zalign(s.zalign);
         Ok(())
     }
