@@ -228,7 +228,6 @@ impl Scenario {
         }
         extra.sort_by_key(|(k, _)| (k.line, k.col));
         top.finish()?;
-        let _ = file;
         Ok(Scenario {
             file: file.to_string(),
             isa,
