@@ -634,8 +634,14 @@ impl Machine {
         let mut tmp = [0u8; 128];
         tmp[..64].copy_from_slice(&u.data);
         tmp[pos..pos + 64].copy_from_slice(&self.v[(inst.src & 31) as usize]);
-        mem.store(row.wrapping_add(lo as u32) as u64, &tmp[lo..64], 1, trace)
-            .map_err(memory_fault)?;
+        // A whole row (the steady state) is a fixed-size store; spelling it so
+        // keeps the compiler from merging it into a variable-length copy.
+        let r = if lo == 0 {
+            mem.store(row as u64, &tmp[..64], 1, trace)
+        } else {
+            mem.store(row.wrapping_add(lo as u32) as u64, &tmp[lo..64], 1, trace)
+        };
+        r.map_err(memory_fault)?;
         let u = &mut self.u[k];
         u.row = row.wrapping_add(ROW);
         u.lo = 0;
