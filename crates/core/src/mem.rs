@@ -679,39 +679,6 @@ impl Memory {
         Ok(())
     }
 
-    /// Probe and commit one plain write at `addr` whose bytes are `head`
-    /// followed by `tail`: exactly a one-write transaction of the concatenation
-    /// (one probe, one trace event), without building it. For a store whose
-    /// image comes in two pieces, such as carried bytes followed by a new vector.
-    #[inline(always)]
-    pub fn store2<T: TraceSink>(
-        &mut self,
-        addr: u64,
-        head: &[u8],
-        tail: &[u8],
-        trace: &mut T,
-    ) -> Result<(), Fault> {
-        let len = head.len() + tail.len();
-        let probed = self
-            .probe_write(addr, len, 1, None)
-            .and_then(|bound| self.check_room(bound, [(addr, len)]));
-        if let Err(f) = probed {
-            if T::ENABLED {
-                trace.fault(&f);
-            }
-            return Err(f);
-        }
-        self.write_plain(addr, head);
-        self.write_plain(addr.wrapping_add(head.len() as u64), tail);
-        if T::ENABLED && len > 0 {
-            let mut whole = Vec::with_capacity(len);
-            whole.extend_from_slice(head);
-            whole.extend_from_slice(tail);
-            trace.write(addr, &whole);
-        }
-        Ok(())
-    }
-
     /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
     /// on the pages the spans touch) could pass the room left.
     #[inline(always)]

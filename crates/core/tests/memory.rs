@@ -490,29 +490,3 @@ proptest! {
         }
     }
 }
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
-
-    /// `Memory::store2` is exactly a one-write transaction of `head ++ tail`.
-    #[test]
-    fn store2_equals_a_one_write_transaction_of_the_concatenation(
-        regions in arb_map(),
-        addr in arb_addr(),
-        head in prop::collection::vec(any::<u8>(), 0..100),
-        tail in prop::collection::vec(any::<u8>(), 0..100),
-        cap_pages in 0u64..4,
-    ) {
-        let base = Memory::new(MemoryMap::new(regions).unwrap()).with_cap(cap_pages * PAGE_SIZE);
-        let (mut a, mut b) = (base.clone(), base);
-        let (mut ta, mut tb) = (VecTrace::default(), VecTrace::default());
-        let ra = a.store2(addr, &head, &tail, &mut ta);
-        let mut tx = Transaction::new();
-        tx.write(addr, &[head.as_slice(), tail.as_slice()].concat());
-        let rb = b.commit(&tx, &mut tb);
-        prop_assert_eq!(ra, rb);
-        prop_assert_eq!(ta.events, tb.events);
-        prop_assert_eq!(snapshot(&a), snapshot(&b));
-        prop_assert_eq!(a.allocated_bytes(), b.allocated_bytes());
-    }
-}
