@@ -807,12 +807,7 @@ impl Machine {
         tx: &mut Transaction,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
-        for (i, s) in prog.iter().enumerate() {
-            if let Err(f) = self.step_compiled(s, opts, mem, tx, trace) {
-                return (i, Some((i, f)));
-            }
-        }
-        (prog.len(), None)
+        self.run_each(prog, |m, s| m.step_compiled(s, opts, mem, tx, trace))
     }
 
     /// [`Machine::run_steps`] down the reference path only ([`Machine::step_tx`]
@@ -825,8 +820,19 @@ impl Machine {
         tx: &mut Transaction,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
+        self.run_each(prog, |m, s| m.step_tx(s, opts, mem, tx, trace))
+    }
+
+    /// Run `step` on each compiled bundle until one faults: (bundles completed,
+    /// the fault and its bundle index).
+    #[inline(always)]
+    fn run_each(
+        &mut self,
+        prog: &[Step],
+        mut step: impl FnMut(&mut Self, &Step) -> Result<(), ExecFault>,
+    ) -> (usize, Option<(usize, ExecFault)>) {
         for (i, s) in prog.iter().enumerate() {
-            if let Err(f) = self.step_tx(s, opts, mem, tx, trace) {
+            if let Err(f) = step(self, s) {
                 return (i, Some((i, f)));
             }
         }
