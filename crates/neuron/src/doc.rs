@@ -24,31 +24,29 @@ pub fn doc_tables() -> String {
             o.provenance
         );
     }
-    s.push_str("\n### Fields of the 64-byte instruction (little-endian)\n\n");
-    s.push_str("| bytes | field | content | provenance |\n|---|---|---|---|\n");
-    for f in FIELDS.iter() {
-        let _ = writeln!(
-            s,
-            "| {}..{} | `{}` | {} | {} |",
-            f.start,
-            f.end,
-            f.name,
-            esc(f.content),
-            f.provenance
-        );
-    }
-    s.push_str("\nPseudo forms (0xcd, 0xce) replace bytes 16..24:\n\n");
-    s.push_str("| bytes | field | content | provenance |\n|---|---|---|---|\n");
-    for f in PSEUDO_FIELDS.iter() {
-        let _ = writeln!(
-            s,
-            "| {}..{} | `{}` | {} | {} |",
-            f.start,
-            f.end,
-            f.name,
-            esc(f.content),
-            f.provenance
-        );
+    for (title, fields) in [
+        (
+            "\n### Fields of the 64-byte instruction (little-endian)\n\n",
+            FIELDS,
+        ),
+        (
+            "\nPseudo forms (0xcd, 0xce) replace bytes 16..24:\n\n",
+            PSEUDO_FIELDS,
+        ),
+    ] {
+        s.push_str(title);
+        s.push_str("| bytes | field | content | provenance |\n|---|---|---|---|\n");
+        for f in fields {
+            let _ = writeln!(
+                s,
+                "| {}..{} | `{}` | {} | {} |",
+                f.start,
+                f.end,
+                f.name,
+                esc(f.content),
+                f.provenance
+            );
+        }
     }
     s.push_str("\n### DTYPE values\n\n| code | name | suffix | width | in the set | provenance |\n|---|---|---|---|---|---|\n");
     for d in DTYPES {
