@@ -8,6 +8,7 @@
 //! byte-identical to memory before.
 
 pub mod bench;
+pub mod bytes;
 pub mod diag;
 pub mod docgen;
 pub mod hex;

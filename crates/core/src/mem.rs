@@ -679,6 +679,66 @@ impl Memory {
         Ok(())
     }
 
+    /// Probe and commit one plain write of `len` bytes at `addr` whose bytes
+    /// `fill` produces in place: exactly a one-write transaction of the bytes
+    /// `fill` writes, without staging them. `fill` runs only after a clean probe
+    /// and must write every byte of the slice it is given (its prior contents
+    /// are unspecified). For a store whose image is assembled from pieces, such
+    /// as carried bytes followed by a new vector: the pieces go straight to
+    /// their destination, with no buffer written and read back.
+    #[inline(always)]
+    pub fn store_with<T: TraceSink>(
+        &mut self,
+        addr: u64,
+        len: usize,
+        align: u64,
+        trace: &mut T,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), Fault> {
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
+        let probed = self
+            .probe_write(addr, len, align, None)
+            .and_then(|bound| self.check_room(bound, [(addr, len)]));
+        if let Err(f) = probed {
+            if T::ENABLED {
+                trace.fault(&f);
+            }
+            return Err(f);
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let off = (addr & (PAGE_SIZE - 1)) as usize;
+        if off + len <= PAGE_SIZE as usize {
+            let dst = &mut self.page_mut(addr >> PAGE_SHIFT)[off..off + len];
+            fill(dst);
+            if T::ENABLED {
+                trace.write(addr, dst);
+            }
+        } else {
+            self.store_with_split(addr, len, trace, fill);
+        }
+        Ok(())
+    }
+
+    /// [`Memory::store_with`] for a probed span that crosses a page boundary.
+    #[cold]
+    #[inline(never)]
+    fn store_with_split<T: TraceSink>(
+        &mut self,
+        addr: u64,
+        len: usize,
+        trace: &mut T,
+        fill: impl FnOnce(&mut [u8]),
+    ) {
+        let mut buf = vec![0u8; len];
+        fill(&mut buf);
+        self.apply(addr, &buf, None);
+        if T::ENABLED {
+            trace.write(addr, &buf);
+        }
+    }
+
     /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
     /// on the pages the spans touch) could pass the room left.
     #[inline(always)]
@@ -733,6 +793,10 @@ impl Memory {
     /// Apply a probed plain write.
     #[inline(always)]
     fn write_plain(&mut self, addr: u64, data: &[u8]) {
+        if data.is_empty() {
+            // Nothing to write, and no page to allocate for it.
+            return;
+        }
         let off = (addr & (PAGE_SIZE - 1)) as usize;
         if off + data.len() <= PAGE_SIZE as usize {
             // The common case: inside one page.
