@@ -14,6 +14,7 @@
 
 use crate::asm::{Bundle, Inst, Off};
 use crate::roster::{self, Conv, Kind, Mode, Op};
+use xstore_core::bytes::copy_short;
 use xstore_core::{FaultKind, Memory, TraceSink, Transaction};
 
 #[cold]
@@ -58,6 +59,28 @@ fn memory_fault(f: xstore_core::Fault) -> ExecFault {
         addr: Some(f.addr),
         message: f.to_string(),
     }
+}
+
+/// Commit the row an append to `u` completes: `row[lo..64]`, the `len` bytes
+/// pending from `lo` followed by `head` (the first `64 - lo - len` appended
+/// bytes). The pieces are written straight into memory, with no row buffer
+/// built and read back.
+#[inline(always)]
+fn commit_row<T: TraceSink>(
+    mem: &mut Memory,
+    trace: &mut T,
+    u: &Valign,
+    row: u32,
+    lo: usize,
+    len: usize,
+    head: &[u8],
+) -> Result<(), ExecFault> {
+    let at = row.wrapping_add(lo as u32) as u64;
+    mem.store_with(at, 64 - lo, 1, trace, |dst| {
+        copy_short(&mut dst[..len], &u.data[lo..lo + len]);
+        copy_short(&mut dst[len..], head);
+    })
+    .map_err(memory_fault)
 }
 
 /// A bundle compiled for execution: small, `Copy`, no allocation. The parser
@@ -145,7 +168,10 @@ pub fn compile(prog: &[Bundle]) -> Vec<Step> {
 pub const ROW: u32 = 64;
 
 /// A valign register: the 64-byte image of the current partially filled aligned
-/// row (pending bytes at their row positions, zero elsewhere) and the span state.
+/// row and the span state. While bytes are pending, the image holds them at
+/// their row positions and zero elsewhere (the executor relies on it); the image
+/// of an empty register may hold anything (a scenario can set it), and the first
+/// append clears it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Valign {
     pub data: [u8; 64],
@@ -179,6 +205,17 @@ impl Valign {
     /// Address just past the pending bytes: where the stream continues.
     pub fn end(&self) -> u32 {
         self.start().wrapping_add(self.len as u32)
+    }
+    /// The pending row's address, the offset of its first pending byte and the
+    /// pending count; for an empty register, the row an append at `a` starts,
+    /// with nothing pending.
+    #[inline(always)]
+    pub fn span_at(&self, a: u32) -> (u32, usize, usize) {
+        if self.len > 0 {
+            (self.row, self.lo as usize, self.len as usize)
+        } else {
+            (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
+        }
     }
 }
 
@@ -340,11 +377,7 @@ impl Machine {
     /// most 64 bytes appended and at most 63 pending, at most one row completes.
     #[inline]
     fn stream_writes(u: &Valign, a: u32, bytes: &[u8], tx: &mut Transaction) {
-        let (row, lo, len) = if u.len > 0 {
-            (u.row, u.lo as usize, u.len as usize)
-        } else {
-            (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
-        };
+        let (row, lo, len) = u.span_at(a);
         let pos = lo + len;
         if pos + bytes.len() >= 64 {
             let take = 64 - pos;
@@ -605,9 +638,9 @@ impl Machine {
     }
 
     /// [`Fast::Stream64`]: appending 64 bytes always completes exactly one
-    /// row. `tmp` holds the pending row image with the 64 new bytes laid at the
-    /// pending end: its first 64 bytes from `lo` are the row's write, its last 64
-    /// the new pending image (zero past the pending bytes). Fixed-size copies only.
+    /// row, written from the pending bytes and the register's head
+    /// ([`commit_row`]); the register's last `pos` bytes become the pending
+    /// bytes of the next row, from offset 0.
     #[inline(always)]
     fn stream64<T: TraceSink>(
         &mut self,
@@ -625,28 +658,21 @@ impl Machine {
         if u.len > 0 && a != u.end() {
             return Err(discontinuity(inst.op(), inst, u, a));
         }
-        let (row, lo, len) = if u.len > 0 {
-            (u.row, u.lo as usize, u.len as usize)
-        } else {
-            (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
-        };
+        let (row, lo, len) = u.span_at(a);
         let pos = lo + len;
-        let mut tmp = [0u8; 128];
-        tmp[..64].copy_from_slice(&u.data);
-        tmp[pos..pos + 64].copy_from_slice(&self.v[(inst.src & 31) as usize]);
-        // A whole row (the steady state) is a fixed-size store; spelling it so
-        // keeps the compiler from merging it into a variable-length copy.
-        let r = if lo == 0 {
-            mem.store(row as u64, &tmp[..64], 1, trace)
-        } else {
-            mem.store(row.wrapping_add(lo as u32) as u64, &tmp[lo..64], 1, trace)
-        };
-        r.map_err(memory_fault)?;
+        let v = &self.v[(inst.src & 31) as usize];
+        commit_row(mem, trace, u, row, lo, len, &v[..64 - pos])?;
         let u = &mut self.u[k];
         u.row = row.wrapping_add(ROW);
         u.lo = 0;
         u.len = pos as u8;
-        u.data.copy_from_slice(&tmp[64..]);
+        // The new pending bytes cover [0, pos), which holds the old ones
+        // ([lo, pos)); the register is zero past them already unless it was empty
+        // (an empty register's image may hold anything: a scenario can set it).
+        if len == 0 {
+            u.data = [0; 64];
+        }
+        copy_short(&mut u.data[..pos], &v[64 - pos..]);
         self.a[b] = a.wrapping_add(64);
         self.zalign(s.zalign);
         Ok(())
@@ -744,23 +770,10 @@ impl Machine {
                             &img[..n]
                         }
                     };
-                    let (row, lo, len) = if u.len > 0 {
-                        (u.row, u.lo as usize, u.len as usize)
-                    } else {
-                        (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
-                    };
+                    let (row, lo, len) = u.span_at(a);
                     let pos = lo + len;
                     if pos + n >= 64 {
-                        // The row completes: the pending bytes and the head of the
-                        // new ones are one contiguous run, row[lo..64].
-                        let mut full = u.data;
-                        full[pos..].copy_from_slice(&bytes[..64 - pos]);
-                        let r = if lo == 0 {
-                            mem.store(row as u64, &full, 1, trace)
-                        } else {
-                            mem.store(row.wrapping_add(lo as u32) as u64, &full[lo..], 1, trace)
-                        };
-                        r.map_err(memory_fault)?;
+                        commit_row(mem, trace, u, row, lo, len, &bytes[..64 - pos])?;
                     }
                     Self::stream_update(&mut self.u[inst.u as usize], a, bytes);
                 }

@@ -157,7 +157,30 @@ fn the_fast_path_equals_the_transaction_path_on_random_programs() {
         for vb in m.vb.iter_mut() {
             *vb = mask(&mut x);
         }
+        for u in m.u.iter_mut() {
+            // An empty register with any image (a scenario can set one), or
+            // bytes already pending (zero elsewhere in the image).
+            if x.next_u64() % 2 == 0 {
+                for b in u.data.iter_mut() {
+                    *b = x.next_u64() as u8;
+                }
+            } else {
+                // A partial row: lo + len <= 63.
+                let lo = (x.next_u64() % 63) as u8;
+                let len = 1 + (x.next_u64() % (63 - lo as u64)) as u8;
+                u.row = address(&mut x) & !63;
+                u.lo = lo;
+                u.len = len;
+                for i in lo..lo + len {
+                    u.data[i as usize] = x.next_u64() as u8;
+                }
+            }
+        }
         m.a[2] = address(&mut x);
+        let pending = (x.next_u64() % 4) as usize;
+        if m.u[pending].len > 0 && x.next_u64() % 2 == 0 {
+            m.a[2] = m.u[pending].end();
+        }
         m.a[3] = address(&mut x);
         m.a[4] = address(&mut x);
         m.a[5] = [0u32, 64, 3, 32, (-64i32) as u32, 128][(x.next_u64() % 6) as usize];
