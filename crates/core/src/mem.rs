@@ -12,6 +12,7 @@
 //!   a read-modify-write that keeps the sibling nibble). Only bytes with a
 //!   nonzero mask are probed and touched.
 
+use crate::bytes::copy_short;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt;
@@ -142,6 +143,44 @@ impl MemoryMap {
 
     pub fn regions(&self) -> &[Region] {
         &self.regions
+    }
+
+    /// Every byte of `[addr, last]` mapped (and writable, for a write), or the
+    /// fault at the first byte that is not.
+    #[inline]
+    fn check(&self, addr: u64, last: u64, write: bool) -> Result<(), Fault> {
+        let regions = self.regions();
+        // Fast path: the whole span inside one region of a one-region map.
+        if let [r] = regions {
+            if r.base <= addr && last <= r.last && !(write && r.access == Access::ReadOnly) {
+                return Ok(());
+            }
+        }
+        let mut a = addr;
+        let mut idx = self.find(a).ok_or(Fault {
+            kind: FaultKind::Unmapped,
+            addr: a,
+        })?;
+        loop {
+            let r = &regions[idx];
+            if write && r.access == Access::ReadOnly {
+                return Err(Fault {
+                    kind: FaultKind::ReadOnly,
+                    addr: a,
+                });
+            }
+            if last <= r.last {
+                return Ok(());
+            }
+            a = r.last + 1; // r.last < last <= u64::MAX, so no overflow
+            idx += 1;
+            if idx >= regions.len() || regions[idx].base != a {
+                return Err(Fault {
+                    kind: FaultKind::Unmapped,
+                    addr: a,
+                });
+            }
+        }
     }
 
     /// Index of the region containing `addr`.
@@ -408,6 +447,9 @@ struct PageTable {
     recent: [(u64, u32); RECENT],
     /// `(page number + 1, handle)` of the page written last.
     hot: (u64, u32),
+    /// The hot page lies wholly in writable regions: a write inside it needs
+    /// no probe (it is mapped and writable, and allocates nothing).
+    hot_rw: bool,
     arena: Vec<Vec<PageData>>,
     count: u64,
 }
@@ -419,6 +461,7 @@ impl Default for PageTable {
             leaves: Vec::new(),
             recent: [(0, 0); RECENT],
             hot: (0, 0),
+            hot_rw: false,
             arena: Vec::new(),
             count: 0,
         }
@@ -447,24 +490,49 @@ impl PageTable {
     }
 
     /// The page `pn`, allocated (and filled by `init`) if it does not exist.
+    /// `writable` tells whether the whole page is writable, for the hot entry.
     #[inline(always)]
     fn get_or_insert(
         &mut self,
         pn: u64,
         init: impl FnOnce(&mut [u8; PAGE_SIZE as usize]),
+        writable: impl FnOnce() -> bool,
     ) -> &mut [u8; PAGE_SIZE as usize] {
         let h = if self.hot.0 == pn.wrapping_add(1) {
             self.hot.1
         } else {
-            self.handle(pn, init)
-        } as usize
-            - 1;
+            self.handle(pn, init, writable)
+        };
+        self.page(h)
+    }
+
+    /// The data of the page with handle `h`.
+    #[inline(always)]
+    fn page(&mut self, h: u32) -> &mut [u8; PAGE_SIZE as usize] {
+        let h = h as usize - 1;
         &mut self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
+    }
+
+    /// The bytes `[off, off + len)` of page `pn` when it is the hot page and a
+    /// write there needs no probe: the page exists and lies wholly in writable
+    /// regions.
+    #[inline(always)]
+    fn hot_span(&mut self, pn: u64, off: usize, len: usize) -> Option<&mut [u8]> {
+        if self.hot_rw && self.hot.0 == pn + 1 && off + len <= PAGE_SIZE as usize {
+            Some(&mut self.page(self.hot.1)[off..off + len])
+        } else {
+            None
+        }
     }
 
     /// The handle of page `pn` (allocating it), remembered as the hot page.
     #[inline]
-    fn handle(&mut self, pn: u64, init: impl FnOnce(&mut [u8; PAGE_SIZE as usize])) -> u32 {
+    fn handle(
+        &mut self,
+        pn: u64,
+        init: impl FnOnce(&mut [u8; PAGE_SIZE as usize]),
+        writable: impl FnOnce() -> bool,
+    ) -> u32 {
         let key = pn >> LEAF_SHIFT;
         let r = self.recent[key as usize % RECENT];
         let leaf = if r.0 == key.wrapping_add(1) {
@@ -479,6 +547,7 @@ impl PageTable {
             self.leaves[leaf][slot] = h;
         }
         self.hot = (pn.wrapping_add(1), h);
+        self.hot_rw = writable();
         h
     }
 
@@ -663,6 +732,13 @@ impl Memory {
         trace: &mut T,
     ) -> Result<(), Fault> {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
+        if let Some(dst) = self.clean_span(addr, bytes.len(), align) {
+            copy_short(dst, bytes);
+            if T::ENABLED && !bytes.is_empty() {
+                trace.write(addr, bytes);
+            }
+            return Ok(());
+        }
         let probed = self
             .probe_write(addr, bytes.len(), align, None)
             .and_then(|bound| self.check_room(bound, [(addr, bytes.len())]));
@@ -696,6 +772,13 @@ impl Memory {
         fill: impl FnOnce(&mut [u8]),
     ) -> Result<(), Fault> {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
+        if let Some(dst) = self.clean_span(addr, len, align) {
+            fill(dst);
+            if T::ENABLED && len > 0 {
+                trace.write(addr, dst);
+            }
+            return Ok(());
+        }
         let probed = self
             .probe_write(addr, len, align, None)
             .and_then(|bound| self.check_room(bound, [(addr, len)]));
@@ -737,6 +820,21 @@ impl Memory {
         if T::ENABLED {
             trace.write(addr, &buf);
         }
+    }
+
+    /// The destination of a write of `len` bytes at `addr` whose probe is known
+    /// to be clean without running it: the address is aligned, and the span lies
+    /// inside the page written last, which exists and lies wholly in writable
+    /// regions, so every byte is mapped and writable, the span cannot pass the
+    /// top of the space, and nothing is allocated. `None` sends the write
+    /// through the full probe.
+    #[inline(always)]
+    fn clean_span(&mut self, addr: u64, len: usize, align: u64) -> Option<&mut [u8]> {
+        if addr & (align - 1) != 0 {
+            return None;
+        }
+        self.pages
+            .hot_span(addr >> PAGE_SHIFT, (addr & (PAGE_SIZE - 1)) as usize, len)
     }
 
     /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
@@ -801,12 +899,7 @@ impl Memory {
         if off + data.len() <= PAGE_SIZE as usize {
             // The common case: inside one page.
             let page = self.page_mut(addr >> PAGE_SHIFT);
-            if data.len() == 64 {
-                // A vector or cache line: a fixed-size copy the compiler inlines.
-                page[off..off + 64].copy_from_slice(data);
-            } else {
-                page[off..off + data.len()].copy_from_slice(data);
-            }
+            copy_short(&mut page[off..off + data.len()], data);
         } else {
             self.apply(addr, data, None);
         }
@@ -910,38 +1003,7 @@ impl Memory {
 
     #[inline]
     fn check_mapped(&self, addr: u64, last: u64, write: bool) -> Result<(), Fault> {
-        let regions = self.map.regions();
-        // Fast path: the whole span inside one region of a one-region map.
-        if let [r] = regions {
-            if r.base <= addr && last <= r.last && !(write && r.access == Access::ReadOnly) {
-                return Ok(());
-            }
-        }
-        let mut a = addr;
-        let mut idx = self.map.find(a).ok_or(Fault {
-            kind: FaultKind::Unmapped,
-            addr: a,
-        })?;
-        loop {
-            let r = &regions[idx];
-            if write && r.access == Access::ReadOnly {
-                return Err(Fault {
-                    kind: FaultKind::ReadOnly,
-                    addr: a,
-                });
-            }
-            if last <= r.last {
-                return Ok(());
-            }
-            a = r.last + 1; // r.last < last <= u64::MAX, so no overflow
-            idx += 1;
-            if idx >= regions.len() || regions[idx].base != a {
-                return Err(Fault {
-                    kind: FaultKind::Unmapped,
-                    addr: a,
-                });
-            }
-        }
+        self.map.check(addr, last, write)
     }
 
     fn note_new_pages(&self, addr: u64, last: u64, out: &mut Vec<u64>) {
@@ -969,8 +1031,12 @@ impl Memory {
     #[inline(always)]
     fn page_mut(&mut self, pn: u64) -> &mut [u8; PAGE_SIZE as usize] {
         let map = &self.map;
-        self.pages
-            .get_or_insert(pn, |p| Self::fill_page(map, pn, p))
+        let start = pn << PAGE_SHIFT;
+        self.pages.get_or_insert(
+            pn,
+            |p| Self::fill_page(map, pn, p),
+            || map.check(start, start | (PAGE_SIZE - 1), true).is_ok(),
+        )
     }
 
     /// Write `data` (under `mask`) page by page.
