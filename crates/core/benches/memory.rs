@@ -58,6 +58,35 @@ fn commits(c: &mut Criterion) {
             flat[a..a + 64].copy_from_slice(black_box(&src[..64]));
         })
     });
+    // Consecutive 64-byte rows: most stores land in the page written last and
+    // take the hot-page shortcut; `store_with` builds each row from two pieces,
+    // as a stream store does (3 carried bytes, then 61 new ones).
+    let mut row = 0u64;
+    g.bench_function("store_sequential_64b", |b| {
+        b.iter(|| {
+            mem.store(row, black_box(&src[..64]), 1, &mut NoTrace)
+                .unwrap();
+            row = (row + 64) % REGION;
+        })
+    });
+    g.bench_function("store_with_sequential_64b_two_pieces", |b| {
+        b.iter(|| {
+            let (carried, new) = (black_box(&src[..3]), black_box(&src[3..64]));
+            mem.store_with(row, 64, 1, &mut NoTrace, |d| {
+                d[..3].copy_from_slice(carried);
+                d[3..].copy_from_slice(new);
+            })
+            .unwrap();
+            row = (row + 64) % REGION;
+        })
+    });
+    g.bench_function("baseline_sequential_64b", |b| {
+        b.iter(|| {
+            let r = row as usize;
+            flat[r..r + 64].copy_from_slice(black_box(&src[..64]));
+            row = (row + 64) % REGION;
+        })
+    });
     g.finish();
 }
 
