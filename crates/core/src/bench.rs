@@ -53,7 +53,7 @@ pub fn compare(
     let (rounds, min) = if quick {
         (2, Duration::from_millis(20))
     } else {
-        (15, Duration::from_millis(60))
+        (30, Duration::from_millis(40))
     };
     let mut best_ours = 0.0f64;
     let mut best_base = 0.0f64;
