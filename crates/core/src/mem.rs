@@ -447,9 +447,10 @@ struct PageTable {
     recent: [(u64, u32); RECENT],
     /// `(page number + 1, handle)` of the page written last.
     hot: (u64, u32),
-    /// The hot page lies wholly in writable regions: a write inside it needs
-    /// no probe (it is mapped and writable, and allocates nothing).
-    hot_rw: bool,
+    /// Whether the hot page lies wholly in writable regions (a write inside it
+    /// needs no probe: it is mapped and writable, and allocates nothing); `None`
+    /// until a write asks, so a page written once pays nothing for it.
+    hot_rw: Option<bool>,
     arena: Vec<Vec<PageData>>,
     count: u64,
 }
@@ -461,7 +462,7 @@ impl Default for PageTable {
             leaves: Vec::new(),
             recent: [(0, 0); RECENT],
             hot: (0, 0),
-            hot_rw: false,
+            hot_rw: None,
             arena: Vec::new(),
             count: 0,
         }
@@ -490,18 +491,16 @@ impl PageTable {
     }
 
     /// The page `pn`, allocated (and filled by `init`) if it does not exist.
-    /// `writable` tells whether the whole page is writable, for the hot entry.
     #[inline(always)]
     fn get_or_insert(
         &mut self,
         pn: u64,
         init: impl FnOnce(&mut [u8; PAGE_SIZE as usize]),
-        writable: impl FnOnce() -> bool,
     ) -> &mut [u8; PAGE_SIZE as usize] {
         let h = if self.hot.0 == pn.wrapping_add(1) {
             self.hot.1
         } else {
-            self.handle(pn, init, writable)
+            self.handle(pn, init)
         };
         self.page(h)
     }
@@ -515,10 +514,20 @@ impl PageTable {
 
     /// The bytes `[off, off + len)` of page `pn` when it is the hot page and a
     /// write there needs no probe: the page exists and lies wholly in writable
-    /// regions.
+    /// regions (`writable` answers that, once per hot page).
     #[inline(always)]
-    fn hot_span(&mut self, pn: u64, off: usize, len: usize) -> Option<&mut [u8]> {
-        if self.hot_rw && self.hot.0 == pn + 1 && off + len <= PAGE_SIZE as usize {
+    fn hot_span(
+        &mut self,
+        pn: u64,
+        off: usize,
+        len: usize,
+        writable: impl FnOnce() -> bool,
+    ) -> Option<&mut [u8]> {
+        if self.hot.0 != pn + 1 || off + len > PAGE_SIZE as usize {
+            return None;
+        }
+        let rw = *self.hot_rw.get_or_insert_with(writable);
+        if rw {
             Some(&mut self.page(self.hot.1)[off..off + len])
         } else {
             None
@@ -527,12 +536,7 @@ impl PageTable {
 
     /// The handle of page `pn` (allocating it), remembered as the hot page.
     #[inline]
-    fn handle(
-        &mut self,
-        pn: u64,
-        init: impl FnOnce(&mut [u8; PAGE_SIZE as usize]),
-        writable: impl FnOnce() -> bool,
-    ) -> u32 {
+    fn handle(&mut self, pn: u64, init: impl FnOnce(&mut [u8; PAGE_SIZE as usize])) -> u32 {
         let key = pn >> LEAF_SHIFT;
         let r = self.recent[key as usize % RECENT];
         let leaf = if r.0 == key.wrapping_add(1) {
@@ -547,7 +551,7 @@ impl PageTable {
             self.leaves[leaf][slot] = h;
         }
         self.hot = (pn.wrapping_add(1), h);
-        self.hot_rw = writable();
+        self.hot_rw = None;
         h
     }
 
@@ -833,8 +837,13 @@ impl Memory {
         if addr & (align - 1) != 0 {
             return None;
         }
+        let pn = addr >> PAGE_SHIFT;
+        let map = &self.map;
         self.pages
-            .hot_span(addr >> PAGE_SHIFT, (addr & (PAGE_SIZE - 1)) as usize, len)
+            .hot_span(pn, (addr & (PAGE_SIZE - 1)) as usize, len, || {
+                let start = pn << PAGE_SHIFT;
+                map.check(start, start | (PAGE_SIZE - 1), true).is_ok()
+            })
     }
 
     /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
@@ -1031,12 +1040,8 @@ impl Memory {
     #[inline(always)]
     fn page_mut(&mut self, pn: u64) -> &mut [u8; PAGE_SIZE as usize] {
         let map = &self.map;
-        let start = pn << PAGE_SHIFT;
-        self.pages.get_or_insert(
-            pn,
-            |p| Self::fill_page(map, pn, p),
-            || map.check(start, start | (PAGE_SIZE - 1), true).is_ok(),
-        )
+        self.pages
+            .get_or_insert(pn, |p| Self::fill_page(map, pn, p))
     }
 
     /// Write `data` (under `mask`) page by page.
