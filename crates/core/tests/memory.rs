@@ -639,7 +639,7 @@ fn the_hot_page_shortcut_does_not_carry_to_the_next_page() {
     let base = mem(vec![rw(0x1000, 0x1800), ro]);
     for in_place in [false, true] {
         let mut m = base.clone();
-        let mut put = |m: &mut Memory, addr: u64| {
+        let put = |m: &mut Memory, addr: u64| {
             if in_place {
                 m.store_with(addr, 8, 1, &mut NoTrace, |d| d.fill(0xee))
             } else {
