@@ -447,10 +447,11 @@ struct PageTable {
     recent: [(u64, u32); RECENT],
     /// `(page number + 1, handle)` of the page written last.
     hot: (u64, u32),
-    /// Whether the hot page lies wholly in writable regions (a write inside it
-    /// needs no probe: it is mapped and writable, and allocates nothing); `None`
-    /// until a write asks, so a page written once pays nothing for it.
-    hot_rw: Option<bool>,
+    /// `(page number + 1, whether that page lies wholly in writable regions)`:
+    /// a write inside such a page needs no probe (it is mapped and writable, and
+    /// allocates nothing). Asked for the hot page when a write could use it, so
+    /// a page written once pays nothing for it.
+    hot_rw: (u64, bool),
     arena: Vec<Vec<PageData>>,
     count: u64,
 }
@@ -462,7 +463,7 @@ impl Default for PageTable {
             leaves: Vec::new(),
             recent: [(0, 0); RECENT],
             hot: (0, 0),
-            hot_rw: None,
+            hot_rw: (0, false),
             arena: Vec::new(),
             count: 0,
         }
@@ -526,8 +527,10 @@ impl PageTable {
         if self.hot.0 != pn + 1 || off + len > PAGE_SIZE as usize {
             return None;
         }
-        let rw = *self.hot_rw.get_or_insert_with(writable);
-        if rw {
+        if self.hot_rw.0 != self.hot.0 {
+            self.hot_rw = (self.hot.0, writable());
+        }
+        if self.hot_rw.1 {
             Some(&mut self.page(self.hot.1)[off..off + len])
         } else {
             None
@@ -551,7 +554,6 @@ impl PageTable {
             self.leaves[leaf][slot] = h;
         }
         self.hot = (pn.wrapping_add(1), h);
-        self.hot_rw = None;
         h
     }
 
