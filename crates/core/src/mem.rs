@@ -738,13 +738,6 @@ impl Memory {
         trace: &mut T,
     ) -> Result<(), Fault> {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
-        if let Some(dst) = self.clean_span(addr, bytes.len(), align) {
-            copy_short(dst, bytes);
-            if T::ENABLED && !bytes.is_empty() {
-                trace.write(addr, bytes);
-            }
-            return Ok(());
-        }
         let probed = self
             .probe_write(addr, bytes.len(), align, None)
             .and_then(|bound| self.check_room(bound, [(addr, bytes.len())]));
@@ -768,6 +761,11 @@ impl Memory {
     /// are unspecified). For a store whose image is assembled from pieces, such
     /// as carried bytes followed by a new vector: the pieces go straight to
     /// their destination, with no buffer written and read back.
+    ///
+    /// Made for runs of stores to consecutive addresses (streams, rows): an
+    /// aligned span inside the page written last, when that page lies wholly in
+    /// writable regions, is known to probe clean and skips the look-ups. For
+    /// scattered stores, [`Memory::store`] does without that extra check.
     #[inline(always)]
     pub fn store_with<T: TraceSink>(
         &mut self,

@@ -628,7 +628,10 @@ impl Machine {
         if ea & 63 != 0 {
             ea = Self::aligned_inst(inst, ea, 64, opts)?;
         }
-        mem.store(ea as u64, &self.v[(inst.src & 31) as usize], 1, trace)
+        // In place, so that a run of stores through the page written last takes
+        // the core's hot-page shortcut (see `Memory::store_with`).
+        let v = &self.v[(inst.src & 31) as usize];
+        mem.store_with(ea as u64, 64, 1, trace, |d| d.copy_from_slice(v))
             .map_err(memory_fault)?;
         if post {
             self.a[b] = a.wrapping_add(o);
