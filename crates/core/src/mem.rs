@@ -6,7 +6,10 @@
 //! * [`Memory::commit`] probes every write of a [`Transaction`] (overflow,
 //!   alignment, mapping, permission, allocation cap) in order, and applies the
 //!   transaction only when the whole probe is clean. **A fault writes nothing.**
-//!   This is the only code path that changes memory bytes.
+//!   [`Memory::store`], [`Memory::store_with`] and [`Memory::store_spans`] do
+//!   the same for plain writes without staging their bytes; with `commit` (and
+//!   [`Memory::load`], which initialises memory) they are the only code paths
+//!   that change memory bytes.
 //! * Masked writes carry one bit mask per byte: `0xff` writes the byte, `0x00`
 //!   leaves it (byte enables), `0x0f`/`0xf0` write one nibble (four-bit stores,
 //!   a read-modify-write that keeps the sibling nibble). Only bytes with a
@@ -738,15 +741,7 @@ impl Memory {
         trace: &mut T,
     ) -> Result<(), Fault> {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
-        let probed = self
-            .probe_write(addr, bytes.len(), align, None)
-            .and_then(|bound| self.check_room(bound, [(addr, bytes.len())]));
-        if let Err(f) = probed {
-            if T::ENABLED {
-                trace.fault(&f);
-            }
-            return Err(f);
-        }
+        self.probe_span(addr, bytes.len(), align, trace)?;
         self.write_plain(addr, bytes);
         if T::ENABLED && !bytes.is_empty() {
             trace.write(addr, bytes);
@@ -783,15 +778,7 @@ impl Memory {
             }
             return Ok(());
         }
-        let probed = self
-            .probe_write(addr, len, align, None)
-            .and_then(|bound| self.check_room(bound, [(addr, len)]));
-        if let Err(f) = probed {
-            if T::ENABLED {
-                trace.fault(&f);
-            }
-            return Err(f);
-        }
+        self.probe_span(addr, len, align, trace)?;
         if len == 0 {
             return Ok(());
         }
@@ -844,6 +831,27 @@ impl Memory {
                 let start = pn << PAGE_SHIFT;
                 map.check(start, start | (PAGE_SIZE - 1), true).is_ok()
             })
+    }
+
+    /// The whole probe of one plain write, as a one-write transaction's: a
+    /// fault goes to the trace and is returned.
+    #[inline(always)]
+    fn probe_span<T: TraceSink>(
+        &self,
+        addr: u64,
+        len: usize,
+        align: u64,
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        let probed = self
+            .probe_write(addr, len, align, None)
+            .and_then(|bound| self.check_room(bound, [(addr, len)]));
+        if let Err(f) = &probed {
+            if T::ENABLED {
+                trace.fault(f);
+            }
+        }
+        probed
     }
 
     /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
