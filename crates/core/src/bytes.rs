@@ -1,38 +1,42 @@
 //! Byte helpers for executors' hot paths.
 
-/// Copy `src` into `dst` (equal lengths). Up to 64 bytes the copy is two
-/// fixed-size, possibly overlapping moves picked by the length's size class,
-/// inlined at the call site; a library call for a short variable-length copy
-/// costs more than the copy. Longer copies use `copy_from_slice`.
+/// Copy `src` into `dst` (`dst` at least as long; its first `src.len()` bytes
+/// are written). Up to 64 bytes the copy is two fixed-size, possibly
+/// overlapping moves chosen by the length's size class through a two-level
+/// test, inlined at the call site: a library call for a short variable-length
+/// copy costs more than the copy. Longer copies use `copy_from_slice`.
 #[inline(always)]
 pub fn copy_short(dst: &mut [u8], src: &[u8]) {
     let n = src.len();
     let dst = &mut dst[..n];
-    match n {
-        0 => {}
-        1 => dst[0] = src[0],
-        2..=3 => {
-            dst[..2].copy_from_slice(&src[..2]);
-            dst[n - 2..].copy_from_slice(&src[n - 2..]);
+    if n > 64 {
+        dst.copy_from_slice(src);
+    } else if n >= 16 {
+        if n >= 32 {
+            ends::<32>(dst, src);
+        } else {
+            ends::<16>(dst, src);
         }
-        4..=7 => {
-            dst[..4].copy_from_slice(&src[..4]);
-            dst[n - 4..].copy_from_slice(&src[n - 4..]);
+    } else if n >= 4 {
+        if n >= 8 {
+            ends::<8>(dst, src);
+        } else {
+            ends::<4>(dst, src);
         }
-        8..=15 => {
-            dst[..8].copy_from_slice(&src[..8]);
-            dst[n - 8..].copy_from_slice(&src[n - 8..]);
-        }
-        16..=31 => {
-            dst[..16].copy_from_slice(&src[..16]);
-            dst[n - 16..].copy_from_slice(&src[n - 16..]);
-        }
-        32..=64 => {
-            dst[..32].copy_from_slice(&src[..32]);
-            dst[n - 32..].copy_from_slice(&src[n - 32..]);
-        }
-        _ => dst.copy_from_slice(src),
+    } else if n >= 2 {
+        ends::<2>(dst, src);
+    } else if n == 1 {
+        dst[0] = src[0];
     }
+}
+
+/// The first and the last `K` bytes of `src` (`K <= len <= 2K`) into `dst`:
+/// together they cover every byte.
+#[inline(always)]
+fn ends<const K: usize>(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    dst[..K].copy_from_slice(&src[..K]);
+    dst[n - K..].copy_from_slice(&src[n - K..]);
 }
 
 #[cfg(test)]
