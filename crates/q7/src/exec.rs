@@ -6,8 +6,9 @@
 //! Two paths compute the same thing. The reference path ([`Machine::step_tx`])
 //! stages each bundle's writes in one [`Transaction`] and commits it. The fast
 //! path ([`Machine::step_compiled`]) serves every bundle whose memory effect is
-//! one contiguous plain write (or none) with [`Memory::store`], which probes and
-//! commits that one write exactly as a one-write transaction would; only a
+//! one contiguous plain write (or none) with [`Memory::store`] or
+//! [`Memory::store_with`], which probe and commit that one write exactly as a
+//! one-write transaction would; only a
 //! predicated store whose enabled lanes are not one contiguous run still builds a
 //! transaction. A test runs random programs down both paths and compares memory,
 //! registers, traces and faults.
@@ -580,7 +581,8 @@ impl Machine {
 
     /// Execute one compiled bundle. A bundle whose memory effect is one
     /// contiguous plain write (or none) probes and commits it with
-    /// [`Memory::store`], the same check-then-apply as a one-write transaction;
+    /// [`Memory::store`] or [`Memory::store_with`], the same check-then-apply as
+    /// a one-write transaction;
     /// only a predicated store with non-contiguous enabled lanes takes
     /// [`Machine::step_tx`]. Registers change only after a clean store.
     #[inline(always)]
