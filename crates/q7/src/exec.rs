@@ -8,10 +8,9 @@
 //! path ([`Machine::step_compiled`]) serves every bundle whose memory effect is
 //! one contiguous plain write (or none) with [`Memory::store`] or
 //! [`Memory::store_with`], which probe and commit that one write exactly as a
-//! one-write transaction would; only a
-//! predicated store whose enabled lanes are not one contiguous run still builds a
-//! transaction. A test runs random programs down both paths and compares memory,
-//! registers, traces and faults.
+//! one-write transaction would; only a predicated store whose enabled lanes are
+//! not one contiguous run still builds a transaction. A test runs random
+//! programs down both paths and compares memory, registers, traces and faults.
 
 use crate::asm::{Bundle, Inst, Off};
 use crate::roster::{self, Conv, Kind, Mode, Op};
@@ -582,9 +581,9 @@ impl Machine {
     /// Execute one compiled bundle. A bundle whose memory effect is one
     /// contiguous plain write (or none) probes and commits it with
     /// [`Memory::store`] or [`Memory::store_with`], the same check-then-apply as
-    /// a one-write transaction;
-    /// only a predicated store with non-contiguous enabled lanes takes
-    /// [`Machine::step_tx`]. Registers change only after a clean store.
+    /// a one-write transaction; only a predicated store with non-contiguous
+    /// enabled lanes takes [`Machine::step_tx`]. Registers change only after a
+    /// clean store.
     #[inline(always)]
     pub fn step_compiled<T: TraceSink>(
         &mut self,
