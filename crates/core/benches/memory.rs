@@ -58,9 +58,9 @@ fn commits(c: &mut Criterion) {
             flat[a..a + 64].copy_from_slice(black_box(&src[..64]));
         })
     });
-    // Consecutive 64-byte rows: most stores land in the page written last and
-    // take the hot-page shortcut; `store_with` builds each row from two pieces,
-    // as a stream store does (3 carried bytes, then 61 new ones).
+    // Consecutive 64-byte rows: `store` probes each in full; `store_with`
+    // builds each row from two pieces, as a stream store does (3 carried bytes,
+    // then 61 new ones), and takes the hot-page shortcut for most of them.
     let mut row = 0u64;
     g.bench_function("store_sequential_64b", |b| {
         b.iter(|| {
