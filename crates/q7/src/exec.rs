@@ -206,6 +206,13 @@ impl Valign {
     pub fn end(&self) -> u32 {
         self.start().wrapping_add(self.len as u32)
     }
+    /// Whether an append at `a` may follow: nothing is pending, or `a` is where
+    /// the pending bytes end. Any other append has no documented result (the
+    /// `valign_discontinuity` fault and lint).
+    #[inline(always)]
+    pub fn continued_by(&self, a: u32) -> bool {
+        self.len == 0 || a == self.end()
+    }
     /// The pending row's address, the offset of its first pending byte and the
     /// pending count; for an empty register, the row an append at `a` starts,
     /// with nothing pending.
@@ -462,7 +469,7 @@ impl Machine {
                     _ => vb,
                 };
                 let u = &self.u[inst.u as usize];
-                if n > 0 && u.len > 0 && a != u.end() {
+                if n > 0 && !u.continued_by(a) {
                     return Err(discontinuity(op, inst, u, a));
                 }
                 if n > 0 {
@@ -659,7 +666,7 @@ impl Machine {
         let (b, k) = ((inst.base & 15) as usize, (inst.u & 3) as usize);
         let a = self.a[b];
         let u = &self.u[k];
-        if u.len > 0 && a != u.end() {
+        if !u.continued_by(a) {
             return Err(discontinuity(inst.op(), inst, u, a));
         }
         let (row, lo, len) = u.span_at(a);
@@ -762,7 +769,7 @@ impl Machine {
                 };
                 if n > 0 {
                     let u = &self.u[inst.u as usize];
-                    if u.len > 0 && a != u.end() {
+                    if !u.continued_by(a) {
                         return Err(discontinuity(inst.op(), &inst, u, a));
                     }
                     let v = &self.v[inst.src as usize];

@@ -186,7 +186,7 @@ pub fn lint(prog: &[Bundle], start: &Machine, opts: &Options, mem: &Memory) -> V
                             }
                         }
                     }
-                    if n > 0 && u.len > 0 && a != u.end() {
+                    if n > 0 && !u.continued_by(a) {
                         out.push(finding(
                             DISCONTINUITY,
                             format!(
