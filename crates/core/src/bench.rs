@@ -2,6 +2,7 @@
 //! doing the same byte work, so it holds on a noisy shared machine.
 
 use crate::mem::{Access, Memory, MemoryMap, NoTrace, Region, Transaction};
+use crate::space::AddressSpace;
 use serde::Serialize;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

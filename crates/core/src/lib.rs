@@ -2,13 +2,16 @@
 //! transactions, the trace sink, provenance tags, diagnostics, scenario files,
 //! the interface every ISA crate implements, and the benchmark harness helpers.
 //!
-//! Central invariant (see ARCHITECTURE.md): **a fault writes nothing**. Every
-//! instruction builds a [`mem::Transaction`]; [`mem::Memory::commit`] probes all of
-//! it and applies it only when the probe is clean, so memory after a fault is
-//! byte-identical to memory before.
+//! Central invariant (see ARCHITECTURE.md): **a fault writes nothing**. An
+//! executor hands each instruction's writes to an [`AddressSpace`] (the sparse
+//! [`Memory`] or one of the embedder's), whose provided methods probe all of
+//! them and apply them only when the probe is clean, so memory after a fault
+//! is byte-identical to memory before. [`conformance`] checks an
+//! implementation against that rule.
 
 pub mod bench;
 pub mod bytes;
+pub mod conformance;
 pub mod diag;
 pub mod docgen;
 pub mod hex;
@@ -17,6 +20,7 @@ pub mod mem;
 pub mod prov;
 pub mod report;
 pub mod scenario;
+pub mod space;
 pub mod tomlval;
 
 pub use diag::{DiagKind, Diagnostic, Location};
@@ -24,3 +28,4 @@ pub use mem::{
     Access, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, TraceSink, Transaction, VecTrace,
 };
 pub use prov::Provenance;
+pub use space::{AddressSpace, Probed, Writes};

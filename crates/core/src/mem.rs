@@ -1,21 +1,24 @@
-//! The memory model: a sparse 64-bit byte-addressed space behind a map of regions,
-//! written only through probe-then-commit transactions.
+//! The sparse memory model, the default [`AddressSpace`]: a 64-bit
+//! byte-addressed space behind a map of regions.
 //!
 //! * Pages of [`PAGE_SIZE`] bytes are allocated when first written; a region's
 //!   size allocates nothing. Never-written bytes read as the region's fill byte.
-//! * [`Memory::commit`] probes every write of a [`Transaction`] (overflow,
-//!   alignment, mapping, permission, allocation cap) in order, and applies the
-//!   transaction only when the whole probe is clean. **A fault writes nothing.**
-//!   [`Memory::store`], [`Memory::store_with`] and [`Memory::store_spans`] do
-//!   the same for plain writes without staging their bytes; with `commit` (and
-//!   [`Memory::load`], which initialises memory) they are the only code paths
-//!   that change memory bytes.
-//! * Masked writes carry one bit mask per byte: `0xff` writes the byte, `0x00`
-//!   leaves it (byte enables), `0x0f`/`0xf0` write one nibble (four-bit stores,
-//!   a read-modify-write that keeps the sibling nibble). Only bytes with a
+//! * Memory changes only through the [`AddressSpace`] methods, which probe
+//!   every write of an instruction (overflow, alignment, mapping, permission,
+//!   and here the allocation cap) before applying any (**a fault writes
+//!   nothing**; the rule is written once, in [`crate::space`]), and through
+//!   [`Memory::load`], which initialises memory outside any instruction.
+//!   `Memory` supplies the primitives and overrides only
+//!   [`AddressSpace::store_with`], which writes a span in place and skips the
+//!   look-ups for a span known to probe clean (see [`Memory`]).
+//! * A [`Transaction`] stages the writes of one instruction. Masked writes
+//!   carry one bit mask per byte: `0xff` writes the byte, `0x00` leaves it
+//!   (byte enables), `0x0f`/`0xf0` write one nibble (four-bit stores, a
+//!   read-modify-write that keeps the sibling nibble). Only bytes with a
 //!   nonzero mask are probed and touched.
 
 use crate::bytes::copy_short;
+use crate::space::{probe_traced, AddressSpace, Probed, Writes};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt;
@@ -412,12 +415,22 @@ impl Transaction {
         });
     }
 
-    /// The writes, as (addr, bytes, optional mask).
-    pub fn writes(&self) -> impl Iterator<Item = (u64, &[u8], Option<&[u8]>)> + '_ {
+    /// The writes, as (addr, bytes, optional mask, required alignment).
+    pub fn ops(&self) -> impl Iterator<Item = (u64, &[u8], Option<&[u8]>, u64)> + '_ {
         self.ops.iter().map(|op| {
             let mask = (op.mask != NO_MASK).then(|| &self.masks[op.mask..op.mask + op.len]);
-            (op.addr, &self.data[op.data..op.data + op.len], mask)
+            (
+                op.addr,
+                &self.data[op.data..op.data + op.len],
+                mask,
+                op.align,
+            )
         })
+    }
+
+    /// The writes, as (addr, bytes, optional mask).
+    pub fn writes(&self) -> impl Iterator<Item = (u64, &[u8], Option<&[u8]>)> + '_ {
+        self.ops().map(|(addr, data, mask, _)| (addr, data, mask))
     }
 }
 
@@ -625,92 +638,10 @@ impl Memory {
         self.pages.count * PAGE_SIZE
     }
 
-    /// Check every write of `tx` without changing anything. Writes are checked in
-    /// order; for each: overflow, then alignment, then each touched byte's mapping
-    /// and permission. Last, the allocation cap.
-    #[inline]
-    pub fn probe(&self, tx: &Transaction) -> Result<(), Fault> {
-        // An upper bound on the pages the transaction spans is cheap; pages are
-        // counted exactly (hash look-ups) only when that bound could pass the cap.
-        let mut bound = 0u64;
-        for op in &tx.ops {
-            let mask = (op.mask != NO_MASK).then(|| &tx.masks[op.mask..op.mask + op.len]);
-            bound += self.probe_write(op.addr, op.len, op.align, mask)?;
-        }
-        let room = self.room();
-        if bound > room {
-            let mut new_pages = Vec::new();
-            for (addr, data, mask) in tx.writes() {
-                self.note_touched_new_pages(addr, data.len(), mask, &mut new_pages);
-            }
-            self.check_new_pages(new_pages, room)?;
-        }
-        Ok(())
-    }
-
-    /// Probe one write: overflow, then alignment, then the mapping and permission
-    /// of every touched byte. Returns an upper bound on the pages it spans.
-    #[inline(always)]
-    fn probe_write(
-        &self,
-        addr: u64,
-        len: usize,
-        align: u64,
-        mask: Option<&[u8]>,
-    ) -> Result<u64, Fault> {
-        if len == 0 {
-            return Ok(0);
-        }
-        let last = addr.checked_add(len as u64 - 1).ok_or(Fault {
-            kind: FaultKind::AddressOverflow { len: len as u64 },
-            addr,
-        })?;
-        if addr & (align - 1) != 0 {
-            return Err(Fault {
-                kind: FaultKind::Misaligned { align },
-                addr,
-            });
-        }
-        match mask {
-            None => self.probe_range(addr, last)?,
-            Some(mask) => {
-                for (i, &m) in mask.iter().enumerate() {
-                    if m != 0 {
-                        let a = addr + i as u64;
-                        self.probe_range(a, a)?;
-                    }
-                }
-            }
-        }
-        Ok((last >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1)
-    }
-
     /// Pages that may still be allocated under the cap.
     #[inline]
     fn room(&self) -> u64 {
         self.cap.saturating_sub(self.allocated_bytes()) / PAGE_SIZE
-    }
-
-    /// The missing pages a write's touched bytes need.
-    fn note_touched_new_pages(
-        &self,
-        addr: u64,
-        len: usize,
-        mask: Option<&[u8]>,
-        out: &mut Vec<u64>,
-    ) {
-        if len == 0 {
-            return;
-        }
-        match mask {
-            None => self.note_new_pages(addr, addr + (len as u64 - 1), out),
-            Some(mask) => {
-                for (i, _) in mask.iter().enumerate().filter(|(_, &m)| m != 0) {
-                    let a = addr + i as u64;
-                    self.note_new_pages(a, a, out);
-                }
-            }
-        }
     }
 
     /// Exact allocation-cap check: the distinct missing pages, against the room left.
@@ -729,73 +660,7 @@ impl Memory {
         Ok(())
     }
 
-    /// Probe and commit one plain write of `bytes` at `addr` (faulting unless
-    /// `addr % align == 0`): exactly a one-write transaction, without staging
-    /// the bytes. For executors whose instruction writes one contiguous span.
-    #[inline(always)]
-    pub fn store<T: TraceSink>(
-        &mut self,
-        addr: u64,
-        bytes: &[u8],
-        align: u64,
-        trace: &mut T,
-    ) -> Result<(), Fault> {
-        assert!(align.is_power_of_two(), "alignment must be a power of two");
-        self.probe_span(addr, bytes.len(), align, trace)?;
-        self.write_plain(addr, bytes);
-        if T::ENABLED && !bytes.is_empty() {
-            trace.write(addr, bytes);
-        }
-        Ok(())
-    }
-
-    /// Probe and commit one plain write of `len` bytes at `addr` whose bytes
-    /// `fill` produces in place: exactly a one-write transaction of the bytes
-    /// `fill` writes, without staging them. `fill` runs only after a clean probe
-    /// and must write every byte of the slice it is given (its prior contents
-    /// are unspecified). For a store whose image is assembled from pieces, such
-    /// as carried bytes followed by a new vector: the pieces go straight to
-    /// their destination, with no buffer written and read back.
-    ///
-    /// Made for runs of stores to consecutive addresses (streams, rows): an
-    /// aligned span inside the page written last, when that page lies wholly in
-    /// writable regions, is known to probe clean and skips the look-ups. For
-    /// scattered stores, [`Memory::store`] does without that extra check.
-    #[inline(always)]
-    pub fn store_with<T: TraceSink>(
-        &mut self,
-        addr: u64,
-        len: usize,
-        align: u64,
-        trace: &mut T,
-        fill: impl FnOnce(&mut [u8]),
-    ) -> Result<(), Fault> {
-        assert!(align.is_power_of_two(), "alignment must be a power of two");
-        if let Some(dst) = self.clean_span(addr, len, align) {
-            fill(dst);
-            if T::ENABLED && len > 0 {
-                trace.write(addr, dst);
-            }
-            return Ok(());
-        }
-        self.probe_span(addr, len, align, trace)?;
-        if len == 0 {
-            return Ok(());
-        }
-        let off = (addr & (PAGE_SIZE - 1)) as usize;
-        if off + len <= PAGE_SIZE as usize {
-            let dst = &mut self.page_mut(addr >> PAGE_SHIFT)[off..off + len];
-            fill(dst);
-            if T::ENABLED {
-                trace.write(addr, dst);
-            }
-        } else {
-            self.store_with_split(addr, len, trace, fill);
-        }
-        Ok(())
-    }
-
-    /// [`Memory::store_with`] for a probed span that crosses a page boundary.
+    /// [`AddressSpace::store_with`] for a probed span that crosses a page boundary.
     #[cold]
     #[inline(never)]
     fn store_with_split<T: TraceSink>(
@@ -833,78 +698,6 @@ impl Memory {
             })
     }
 
-    /// The whole probe of one plain write, as a one-write transaction's: a
-    /// fault goes to the trace and is returned.
-    #[inline(always)]
-    fn probe_span<T: TraceSink>(
-        &self,
-        addr: u64,
-        len: usize,
-        align: u64,
-        trace: &mut T,
-    ) -> Result<(), Fault> {
-        let probed = self
-            .probe_write(addr, len, align, None)
-            .and_then(|bound| self.check_room(bound, [(addr, len)]));
-        if let Err(f) = &probed {
-            if T::ENABLED {
-                trace.fault(f);
-            }
-        }
-        probed
-    }
-
-    /// The allocation-cap part of a probe: cheap unless `bound` (an upper bound
-    /// on the pages the spans touch) could pass the room left.
-    #[inline(always)]
-    fn check_room(
-        &self,
-        bound: u64,
-        extents: impl IntoIterator<Item = (u64, usize)>,
-    ) -> Result<(), Fault> {
-        let room = self.room();
-        if bound > room {
-            let mut new_pages = Vec::new();
-            for (addr, len) in extents {
-                self.note_touched_new_pages(addr, len, None, &mut new_pages);
-            }
-            self.check_new_pages(new_pages, room)?;
-        }
-        Ok(())
-    }
-
-    /// Probe and commit plain writes `(addr, bytes, align)`, in order: exactly a
-    /// transaction holding those writes, without staging the bytes. Every span
-    /// is probed before any is written, so a fault writes nothing.
-    #[inline]
-    pub fn store_spans<T: TraceSink>(
-        &mut self,
-        spans: &[(u64, &[u8], u64)],
-        trace: &mut T,
-    ) -> Result<(), Fault> {
-        let probed = (|| {
-            let mut bound = 0u64;
-            for &(addr, bytes, align) in spans {
-                assert!(align.is_power_of_two(), "alignment must be a power of two");
-                bound += self.probe_write(addr, bytes.len(), align, None)?;
-            }
-            self.check_room(bound, spans.iter().map(|&(a, b, _)| (a, b.len())))
-        })();
-        if let Err(f) = probed {
-            if T::ENABLED {
-                trace.fault(&f);
-            }
-            return Err(f);
-        }
-        for &(addr, bytes, _) in spans {
-            self.write_plain(addr, bytes);
-            if T::ENABLED && !bytes.is_empty() {
-                trace.write(addr, bytes);
-            }
-        }
-        Ok(())
-    }
-
     /// Apply a probed plain write.
     #[inline(always)]
     fn write_plain(&mut self, addr: u64, data: &[u8]) {
@@ -922,33 +715,6 @@ impl Memory {
         }
     }
 
-    /// Probe `tx`, then apply it. On a fault nothing is written, the trace gets
-    /// the fault, and the fault is returned.
-    pub fn commit<T: TraceSink>(&mut self, tx: &Transaction, trace: &mut T) -> Result<(), Fault> {
-        if let Err(f) = self.probe(tx) {
-            if T::ENABLED {
-                trace.fault(&f);
-            }
-            return Err(f);
-        }
-        for op in &tx.ops {
-            let data = &tx.data[op.data..op.data + op.len];
-            if op.mask == NO_MASK {
-                self.write_plain(op.addr, data);
-                if T::ENABLED && !data.is_empty() {
-                    trace.write(op.addr, data);
-                }
-            } else {
-                let mask = &tx.masks[op.mask..op.mask + op.len];
-                self.apply(op.addr, data, Some(mask));
-                if T::ENABLED {
-                    self.trace_runs(op.addr, mask, trace);
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Read `buf.len()` bytes from `addr`. Both `rw` and `r` regions are readable;
     /// never-written bytes read as their region's fill byte. Allocates nothing.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
@@ -964,14 +730,6 @@ impl Memory {
         self.check_mapped(addr, last, false)?;
         self.copy_out(addr, buf);
         Ok(())
-    }
-
-    /// Read a little-endian unsigned value of `n` (1..=8) bytes.
-    pub fn read_le(&self, addr: u64, n: usize) -> Result<u64, Fault> {
-        assert!((1..=8).contains(&n));
-        let mut b = [0u8; 8];
-        self.read(addr, &mut b[..n])?;
-        Ok(u64::from_le_bytes(b))
     }
 
     /// Bytes at `addr` for display, with unmapped bytes reported as `None`.
@@ -1011,12 +769,6 @@ impl Memory {
     }
 
     // ---- internals ----
-
-    /// Every byte of [addr, last] mapped and writable.
-    #[inline]
-    fn probe_range(&self, addr: u64, last: u64) -> Result<(), Fault> {
-        self.check_mapped(addr, last, true)
-    }
 
     #[inline]
     fn check_mapped(&self, addr: u64, last: u64, write: bool) -> Result<(), Fault> {
@@ -1099,22 +851,90 @@ impl Memory {
             done += n;
         }
     }
+}
 
-    fn trace_runs<T: TraceSink>(&self, addr: u64, mask: &[u8], trace: &mut T) {
-        let mut i = 0;
-        while i < mask.len() {
-            if mask[i] == 0 {
-                i += 1;
-                continue;
+impl AddressSpace for Memory {
+    #[inline]
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        Memory::read(self, addr, buf)
+    }
+
+    #[inline(always)]
+    fn check_write(&self, addr: u64, last: u64) -> Result<(), Fault> {
+        self.check_mapped(addr, last, true)
+    }
+
+    /// The allocation cap: the pages the writes would allocate must fit in the
+    /// room left. An upper bound on the pages the writes span is cheap; missing
+    /// pages are counted exactly (hash look-ups) only when that bound could
+    /// pass the room.
+    #[inline(always)]
+    fn check_room(&self, writes: &Writes<'_>) -> Result<(), Fault> {
+        let room = self.room();
+        let pages = |addr: u64, len: usize| match len {
+            0 => 0,
+            _ => (addr.saturating_add(len as u64 - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1,
+        };
+        let bound = match *writes {
+            Writes::One { addr, len, .. } => pages(addr, len),
+            _ => {
+                let mut bound = 0u64;
+                writes.for_each(|addr, len, _, _| bound += pages(addr, len));
+                bound
             }
-            let start = i;
-            while i < mask.len() && mask[i] != 0 {
-                i += 1;
-            }
-            let a = addr + start as u64;
-            let mut buf = vec![0u8; i - start];
-            self.copy_out(a, &mut buf);
-            trace.write(a, &buf);
+        };
+        if bound <= room {
+            return Ok(());
         }
+        let mut new_pages = Vec::new();
+        writes.for_each_touched(|addr, last| self.note_new_pages(addr, last, &mut new_pages));
+        self.check_new_pages(new_pages, room)
+    }
+
+    #[inline(always)]
+    fn write_probed(&mut self, w: Probed<'_>) {
+        match w.mask() {
+            None => self.write_plain(w.addr(), w.data()),
+            Some(mask) => self.apply(w.addr(), w.data(), Some(mask)),
+        }
+    }
+
+    /// Writes in place. Made for runs of stores to consecutive addresses
+    /// (streams, rows): an aligned span inside the page written last, when
+    /// that page lies wholly in writable regions, is known to probe clean and
+    /// skips the look-ups. Any other span is probed by the shared rule, then
+    /// filled in place (through a buffer only when it crosses a page).
+    #[inline(always)]
+    fn store_with<T: TraceSink>(
+        &mut self,
+        addr: u64,
+        len: usize,
+        align: u64,
+        trace: &mut T,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), Fault> {
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
+        if let Some(dst) = self.clean_span(addr, len, align) {
+            fill(dst);
+            if T::ENABLED && len > 0 {
+                trace.write(addr, dst);
+            }
+            return Ok(());
+        }
+        probe_traced(self, &Writes::One { addr, len, align }, trace)?;
+        if len == 0 {
+            return Ok(());
+        }
+        let off = (addr & (PAGE_SIZE - 1)) as usize;
+        if off + len <= PAGE_SIZE as usize {
+            let dst = &mut self.page_mut(addr >> PAGE_SHIFT)[off..off + len];
+            fill(dst);
+            if T::ENABLED {
+                trace.write(addr, dst);
+            }
+        } else {
+            self.store_with_split(addr, len, trace, fill);
+        }
+        Ok(())
     }
 }

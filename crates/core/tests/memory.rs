@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use xstore_core::mem::{MapError, TraceEvent, PAGE_SIZE};
 use xstore_core::{
-    Access, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace,
+    Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction,
+    VecTrace, Writes,
 };
 
 fn rw(base: u64, size: u64) -> Region {
@@ -429,7 +430,7 @@ proptest! {
                 Op::Nibble(a, v, h) => tx.write_nibble(*a, *v, *h),
             }
         }
-        let probed = m.probe(&tx);
+        let probed = m.probe(&Writes::Tx(&tx));
         let mut tr = VecTrace::default();
         match m.commit(&tx, &mut tr) {
             Err(f) => {

@@ -11,7 +11,7 @@ use crate::check::{self, Fail, Verdict};
 use crate::inst::{AddrForm, Decoded, Dir, Mem2d};
 use crate::tables::{self, NUM_REGS};
 use std::collections::BTreeMap;
-use xstore_core::{Diagnostic, Fault, Memory, TraceSink, Transaction};
+use xstore_core::{AddressSpace, Diagnostic, Fault, TraceSink, Transaction};
 
 /// The sequencer register file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,10 +143,10 @@ fn store_elems<const W: usize>(
 
 /// Execute one (lowered) instruction. On `Err`, memory and registers are unchanged.
 #[inline]
-pub fn step<T: TraceSink>(
+pub fn step<M: AddressSpace, T: TraceSink>(
     m: &mut Machine,
     inst: &Mem2d,
-    mem: &mut Memory,
+    mem: &mut M,
     tx: &mut Transaction,
     trace: &mut T,
 ) -> Result<(), ExecFault> {

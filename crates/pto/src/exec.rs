@@ -7,7 +7,7 @@ use crate::tables::{
 use crate::tile::{Location, Machine, Tile};
 use crate::word::{FieldError, Word};
 use std::ops::Range;
-use xstore_core::{Fault, FaultKind as MemFault, Memory, TraceSink, Transaction};
+use xstore_core::{AddressSpace, Fault, FaultKind as MemFault, TraceSink, Transaction};
 
 /// A rule that does not hold, with a sentence saying where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -652,7 +652,7 @@ pub struct Scratch {
     /// Always stage the block in `tx` and commit it (the general path); the
     /// direct stores are then never taken. For tests comparing the two.
     staged_only: bool,
-    /// Blocks stored directly with `Memory::store`, without staging.
+    /// Blocks stored directly with `AddressSpace::store`, without staging.
     pub direct: u64,
 }
 
@@ -669,7 +669,7 @@ impl Scratch {
 
 /// A plan whose whole store is one contiguous plain write straight from the
 /// tile payload: `(address, bytes, alignment)`. `emit` stages exactly this one
-/// write for such a plan, so `Memory::store` of it is the same commit.
+/// write for such a plan, so `AddressSpace::store` of it is the same commit.
 ///
 /// Rows are contiguous in the payload when there is one row or the rows are
 /// whole; they are contiguous in GM when there is one row or the stride is the
@@ -712,11 +712,11 @@ pub fn span<'m>(m: &'m Machine, p: &Plan) -> Option<(u64, &'m [u8], u64)> {
 /// plain write per plan (or one merged four-bit span for a sole plan). `None`
 /// means the general path must run; otherwise the result is exactly what
 /// committing the staged transaction would give (memory, trace, fault).
-fn store_direct<T: TraceSink>(
+fn store_direct<M: AddressSpace, T: TraceSink>(
     m: &Machine,
     plans: &[Plan],
     s: &mut Scratch,
-    mem: &mut Memory,
+    mem: &mut M,
     trace: &mut T,
 ) -> Option<Result<(), Fault>> {
     let live = |p: &&Plan| p.nrows > 0 && p.ncols > 0;
@@ -744,7 +744,7 @@ fn store_direct<T: TraceSink>(
 /// as the one write `emit_nibbles` stages for them, the odd last nibble of
 /// each row merged with the byte in memory. False when the shape does not
 /// qualify or the span cannot be read (the general path then decides).
-fn merge_nibble_rows(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory) -> bool {
+fn merge_nibble_rows<M: AddressSpace>(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &M) -> bool {
     let shape = &tile.shape;
     let cols = shape.cols as usize;
     let ncols = p.ncols as usize;
@@ -779,7 +779,7 @@ fn merge_nibble_rows(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory) -> bo
 /// `sole` says this plan is the block's only one: no other write of the block
 /// can touch its bytes, so a row's odd last nibble may be merged with the
 /// current memory byte (`mem`) into one contiguous write.
-pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool) {
+pub fn emit<M: AddressSpace>(m: &Machine, p: &Plan, s: &mut Scratch, mem: &M, sole: bool) {
     if p.nrows == 0 || p.ncols == 0 {
         return;
     }
@@ -836,7 +836,7 @@ pub fn emit(m: &Machine, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool) {
 /// Four-bit rows. Bytes whose two nibbles are both stored are plain byte
 /// writes (identical to a read-modify-write that replaces both nibbles); an odd
 /// last column is a nibble read-modify-write that keeps its sibling.
-fn emit_nibbles(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &Memory, sole: bool) {
+fn emit_nibbles<M: AddressSpace>(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &M, sole: bool) {
     let shape = &tile.shape;
     let cols = shape.cols as usize;
     let ncols = p.ncols as usize;
@@ -964,10 +964,10 @@ pub fn map_fault(f: &Fault, bits: u32) -> PtoFault {
 }
 
 /// Execute one block: zero mask, structure, legality, preflight, store.
-pub fn run_block<T: TraceSink>(
+pub fn run_block<M: AddressSpace, T: TraceSink>(
     m: &Machine,
     words: &[Result<Word, FieldError>],
-    mem: &mut Memory,
+    mem: &mut M,
     s: &mut Scratch,
     trace: &mut T,
 ) -> BlockResult {
@@ -993,10 +993,10 @@ pub fn run_block<T: TraceSink>(
 }
 
 /// Execute an already decoded block (no zero-mask shortcut for undecodable words).
-pub fn run_words<T: TraceSink>(
+pub fn run_words<M: AddressSpace, T: TraceSink>(
     m: &Machine,
     words: &[Word],
-    mem: &mut Memory,
+    mem: &mut M,
     s: &mut Scratch,
     trace: &mut T,
 ) -> BlockResult {

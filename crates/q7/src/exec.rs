@@ -6,8 +6,8 @@
 //! Two paths compute the same thing. The reference path ([`Machine::step_tx`])
 //! stages each bundle's writes in one [`Transaction`] and commits it. The fast
 //! path ([`Machine::step_compiled`]) serves every bundle whose memory effect is
-//! one contiguous plain write (or none) with [`Memory::store`] or
-//! [`Memory::store_with`], which probe and commit that one write exactly as a
+//! one contiguous plain write (or none) with [`AddressSpace::store`] or
+//! [`AddressSpace::store_with`], which probe and commit that one write exactly as a
 //! one-write transaction would; only a predicated store whose enabled lanes are
 //! not one contiguous run still builds a transaction. A test runs random
 //! programs down both paths and compares memory, registers, traces and faults.
@@ -15,7 +15,7 @@
 use crate::asm::{Bundle, Inst, Off};
 use crate::roster::{self, Conv, Kind, Mode, Op};
 use xstore_core::bytes::copy_short;
-use xstore_core::{FaultKind, Memory, TraceSink, Transaction};
+use xstore_core::{AddressSpace, FaultKind, TraceSink, Transaction};
 
 #[cold]
 #[inline(never)]
@@ -66,8 +66,8 @@ fn memory_fault(f: xstore_core::Fault) -> ExecFault {
 /// bytes). The pieces are written straight into memory, with no row buffer
 /// built and read back.
 #[inline(always)]
-fn commit_row<T: TraceSink>(
-    mem: &mut Memory,
+fn commit_row<M: AddressSpace, T: TraceSink>(
+    mem: &mut M,
     trace: &mut T,
     u: &Valign,
     row: u32,
@@ -537,11 +537,11 @@ impl Machine {
 
     /// Execute one bundle.
     #[inline]
-    pub fn step<T: TraceSink>(
+    pub fn step<M: AddressSpace, T: TraceSink>(
         &mut self,
         b: &Bundle,
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
@@ -551,11 +551,11 @@ impl Machine {
     /// Execute one compiled bundle through the reference path: its writes are
     /// staged in `tx`, which is committed as a whole, then the registers change.
     #[inline]
-    pub fn step_tx<T: TraceSink>(
+    pub fn step_tx<M: AddressSpace, T: TraceSink>(
         &mut self,
         s: &Step,
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
@@ -587,16 +587,16 @@ impl Machine {
 
     /// Execute one compiled bundle. A bundle whose memory effect is one
     /// contiguous plain write (or none) probes and commits it with
-    /// [`Memory::store`] or [`Memory::store_with`], the same check-then-apply as
+    /// [`AddressSpace::store`] or [`AddressSpace::store_with`], the same check-then-apply as
     /// a one-write transaction; only a predicated store with non-contiguous
     /// enabled lanes takes [`Machine::step_tx`]. Registers change only after a
     /// clean store.
     #[inline(always)]
-    pub fn step_compiled<T: TraceSink>(
+    pub fn step_compiled<M: AddressSpace, T: TraceSink>(
         &mut self,
         s: &Step,
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
@@ -613,11 +613,11 @@ impl Machine {
     /// ([`Step::of`] picks this routine only when they are in range, so the
     /// mask never changes one); a misaligned address leaves the straight line.
     #[inline(always)]
-    fn store64<T: TraceSink>(
+    fn store64<M: AddressSpace, T: TraceSink>(
         &mut self,
         s: &Step,
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
         let Some(inst) = &s.store else {
@@ -653,10 +653,10 @@ impl Machine {
     /// ([`commit_row`]); the register's last `pos` bytes become the pending
     /// bytes of the next row, from offset 0.
     #[inline(always)]
-    fn stream64<T: TraceSink>(
+    fn stream64<M: AddressSpace, T: TraceSink>(
         &mut self,
         s: &Step,
-        mem: &mut Memory,
+        mem: &mut M,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
         let Some(inst) = &s.store else {
@@ -689,14 +689,14 @@ impl Machine {
         Ok(())
     }
 
-    /// Every other bundle: one contiguous [`Memory::store`] where the effect is
+    /// Every other bundle: one contiguous [`AddressSpace::store`] where the effect is
     /// one plain write, [`Machine::step_tx`] for sparse predicated stores.
     #[inline(never)]
-    fn step_general<T: TraceSink>(
+    fn step_general<M: AddressSpace, T: TraceSink>(
         &mut self,
         s: &Step,
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> Result<(), ExecFault> {
@@ -823,11 +823,11 @@ impl Machine {
 
     /// Run compiled bundles with a caller-owned, reused transaction: (bundles
     /// completed, the fault and its bundle index).
-    pub fn run_steps<T: TraceSink>(
+    pub fn run_steps<M: AddressSpace, T: TraceSink>(
         &mut self,
         prog: &[Step],
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
@@ -836,11 +836,11 @@ impl Machine {
 
     /// [`Machine::run_steps`] down the reference path only ([`Machine::step_tx`]
     /// for every bundle): what the fast path is tested against.
-    pub fn run_steps_tx<T: TraceSink>(
+    pub fn run_steps_tx<M: AddressSpace, T: TraceSink>(
         &mut self,
         prog: &[Step],
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
@@ -864,22 +864,22 @@ impl Machine {
     }
 
     /// Run a program: (bundles completed, the fault and its bundle index).
-    pub fn run<T: TraceSink>(
+    pub fn run<M: AddressSpace, T: TraceSink>(
         &mut self,
         prog: &[Bundle],
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
         self.run_steps(&compile(prog), opts, mem, &mut Transaction::new(), trace)
     }
 
     /// [`Machine::run`] with a caller-owned, reused transaction.
-    pub fn run_tx<T: TraceSink>(
+    pub fn run_tx<M: AddressSpace, T: TraceSink>(
         &mut self,
         prog: &[Bundle],
         opts: &Options,
-        mem: &mut Memory,
+        mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
     ) -> (usize, Option<(usize, ExecFault)>) {
