@@ -18,7 +18,7 @@
 //!   nonzero mask are probed and touched.
 
 use crate::bytes::copy_short;
-use crate::space::{probe_traced, AddressSpace, Probed, Writes};
+use crate::space::{probe_traced, span_last, AddressSpace, Probed, Writes};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt;
@@ -530,8 +530,9 @@ impl PageTable {
     }
 
     /// The bytes `[off, off + len)` of page `pn` when it is the hot page and a
-    /// write there needs no probe: the page exists and lies wholly in writable
-    /// regions (`writable` answers that, once per hot page).
+    /// write there needs no probe: the page exists, the span stays inside it,
+    /// and the page lies wholly in writable regions (`writable` answers that,
+    /// once per hot page).
     #[inline(always)]
     fn hot_span(
         &mut self,
@@ -671,11 +672,8 @@ impl Memory {
         fill: impl FnOnce(&mut [u8]),
     ) {
         let mut buf = vec![0u8; len];
-        fill(&mut buf);
+        fill_traced(addr, &mut buf, trace, fill);
         self.apply(addr, &buf, None);
-        if T::ENABLED {
-            trace.write(addr, &buf);
-        }
     }
 
     /// The destination of a write of `len` bytes at `addr` whose probe is known
@@ -718,15 +716,9 @@ impl Memory {
     /// Read `buf.len()` bytes from `addr`. Both `rw` and `r` regions are readable;
     /// never-written bytes read as their region's fill byte. Allocates nothing.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
-        if buf.is_empty() {
+        let Some(last) = span_last(addr, buf.len())? else {
             return Ok(());
-        }
-        let last = addr.checked_add(buf.len() as u64 - 1).ok_or(Fault {
-            kind: FaultKind::AddressOverflow {
-                len: buf.len() as u64,
-            },
-            addr,
-        })?;
+        };
         self.check_mapped(addr, last, false)?;
         self.copy_out(addr, buf);
         Ok(())
@@ -746,15 +738,9 @@ impl Memory {
     /// Put bytes into memory bypassing permissions (scenario initialisation:
     /// read-only regions can hold data). The bytes must be mapped.
     pub fn load(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Fault> {
-        if bytes.is_empty() {
+        let Some(last) = span_last(addr, bytes.len())? else {
             return Ok(());
-        }
-        let last = addr.checked_add(bytes.len() as u64 - 1).ok_or(Fault {
-            kind: FaultKind::AddressOverflow {
-                len: bytes.len() as u64,
-            },
-            addr,
-        })?;
+        };
         self.check_mapped(addr, last, false)?;
         let mut pages = Vec::new();
         self.note_new_pages(addr, last, &mut pages);
@@ -877,7 +863,9 @@ impl AddressSpace for Memory {
         };
         let bound = match *writes {
             Writes::One { addr, len, .. } => pages(addr, len),
-            _ => {
+            // Each write spans at most len / PAGE_SIZE + 2 pages.
+            Writes::Tx(tx) => tx.data.len() as u64 / PAGE_SIZE + 2 * tx.ops.len() as u64,
+            Writes::Spans(_) => {
                 let mut bound = 0u64;
                 writes.for_each(|addr, len, _, _| bound += pages(addr, len));
                 bound
@@ -915,26 +903,34 @@ impl AddressSpace for Memory {
     ) -> Result<(), Fault> {
         assert!(align.is_power_of_two(), "alignment must be a power of two");
         if let Some(dst) = self.clean_span(addr, len, align) {
-            fill(dst);
-            if T::ENABLED && len > 0 {
-                trace.write(addr, dst);
-            }
+            fill_traced(addr, dst, trace, fill);
             return Ok(());
         }
         probe_traced(self, &Writes::One { addr, len, align }, trace)?;
-        if len == 0 {
-            return Ok(());
-        }
         let off = (addr & (PAGE_SIZE - 1)) as usize;
-        if off + len <= PAGE_SIZE as usize {
+        if len == 0 {
+            Ok(())
+        } else if off + len <= PAGE_SIZE as usize {
             let dst = &mut self.page_mut(addr >> PAGE_SHIFT)[off..off + len];
-            fill(dst);
-            if T::ENABLED {
-                trace.write(addr, dst);
-            }
+            fill_traced(addr, dst, trace, fill);
+            Ok(())
         } else {
             self.store_with_split(addr, len, trace, fill);
+            Ok(())
         }
-        Ok(())
+    }
+}
+
+/// Let `fill` write the destination of a probed span at `addr`, then trace it.
+#[inline(always)]
+fn fill_traced<T: TraceSink>(
+    addr: u64,
+    dst: &mut [u8],
+    trace: &mut T,
+    fill: impl FnOnce(&mut [u8]),
+) {
+    fill(dst);
+    if T::ENABLED && !dst.is_empty() {
+        trace.write(addr, dst);
     }
 }

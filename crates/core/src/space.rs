@@ -344,6 +344,20 @@ pub trait AddressSpace {
     }
 }
 
+/// The last byte of the `len` bytes from `addr`: `None` for no bytes, or the
+/// [`FaultKind::AddressOverflow`] fault when they would pass 2^64 - 1. The
+/// first check of every access, for implementations too.
+#[inline(always)]
+pub fn span_last(addr: u64, len: usize) -> Result<Option<u64>, Fault> {
+    match len {
+        0 => Ok(None),
+        _ => addr.checked_add(len as u64 - 1).map(Some).ok_or(Fault {
+            kind: FaultKind::AddressOverflow { len: len as u64 },
+            addr,
+        }),
+    }
+}
+
 /// The probe of one write: overflow, alignment, then the touched bytes.
 #[inline(always)]
 fn probe_one<M: AddressSpace + ?Sized>(
@@ -354,13 +368,9 @@ fn probe_one<M: AddressSpace + ?Sized>(
     mask: Option<&[u8]>,
 ) -> Result<(), Fault> {
     assert!(align.is_power_of_two(), "alignment must be a power of two");
-    if len == 0 {
+    let Some(last) = span_last(addr, len)? else {
         return Ok(());
-    }
-    let last = addr.checked_add(len as u64 - 1).ok_or(Fault {
-        kind: FaultKind::AddressOverflow { len: len as u64 },
-        addr,
-    })?;
+    };
     if addr & (align - 1) != 0 {
         return Err(Fault {
             kind: FaultKind::Misaligned { align },

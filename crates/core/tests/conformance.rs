@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use xstore_core::conformance::{self, Stats};
 use xstore_core::mem::PAGE_SIZE;
+use xstore_core::space::span_last;
 use xstore_core::{Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, Probed};
 
 /// A memory kept as one map of written bytes over a list of regions: no
@@ -61,15 +62,9 @@ impl Simple {
 
 impl AddressSpace for Simple {
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
-        if buf.is_empty() {
+        let Some(last) = span_last(addr, buf.len())? else {
             return Ok(());
-        }
-        let last = addr.checked_add(buf.len() as u64 - 1).ok_or(Fault {
-            kind: FaultKind::AddressOverflow {
-                len: buf.len() as u64,
-            },
-            addr,
-        })?;
+        };
         if let Some(f) = self.first_bad(addr, last, false) {
             return Err(f);
         }
