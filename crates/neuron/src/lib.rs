@@ -9,6 +9,7 @@
 //! - [`asm`]: the assembly syntax (parser and canonical printer).
 //! - [`check`]: the specification's predicates, the window rule, assumed checks.
 //! - [`exec`]: the executor (probe-then-commit) and pseudo lowering.
+//! - [`symbols`]: the var_id → address table of pseudo lowering.
 //! - [`explain`], [`lint`], [`bench`], [`doc`]: the remaining commands.
 //!
 //! Invariants (each held by tests):
@@ -30,6 +31,7 @@ pub mod exec;
 pub mod explain;
 pub mod inst;
 pub mod lint;
+pub mod symbols;
 pub mod tables;
 
 use std::collections::BTreeMap;
@@ -39,7 +41,6 @@ use xstore_core::report::{
     Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
 };
 use xstore_core::scenario::{Outcome, Program, Scenario};
-use xstore_core::tomlval::Fields;
 use xstore_core::{Diagnostic, Memory, Transaction, VecTrace};
 
 pub use doc::doc_tables;
@@ -89,36 +90,22 @@ pub fn parse_regs(sc: &Scenario) -> Result<[u32; tables::NUM_REGS], Diagnostic> 
     Ok(regs)
 }
 
+/// A `[regs]` key: a register name of the assembly (`asm::parse_reg`) that
+/// exists, r0..r63.
 fn reg_index(name: &str) -> Option<usize> {
-    let n = name.strip_prefix('r')?;
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
-    {
-        return None;
-    }
-    n.parse().ok().filter(|&i: &usize| i < tables::NUM_REGS)
+    asm::parse_reg(name)
+        .map(usize::from)
+        .filter(|&i| i < tables::NUM_REGS)
 }
 
-/// Parse the scenario's `[symbols]`: var_id (decimal string) → address.
+/// Parse the scenario's `[symbols]`: var_id → address, by the rules of
+/// [`symbols`]. Errors name the scenario file.
 pub fn parse_symbols(sc: &Scenario) -> Result<BTreeMap<u32, u64>, Diagnostic> {
-    let mut out = BTreeMap::new();
+    let mut table = symbols::SymbolTable::new();
     if let Some(item) = sc.extra("symbols") {
-        let mut f = Fields::of(item, "[symbols]")?;
-        for (k, v) in f.rest() {
-            let id = k
-                .name
-                .parse::<u32>()
-                .ok()
-                .filter(|_| k.name.bytes().all(|b| b.is_ascii_digit()))
-                .ok_or_else(|| {
-                    Diagnostic::scenario(format!("`{}` is not a var_id", k.name))
-                        .at(k.line, k.col)
-                        .expected("a decimal u32 string key, e.g. \"3\" = 0x1000")
-                })?;
-            out.insert(id, v.as_u64(&k.name)?);
-        }
-        f.finish()?;
+        table.add_table(item, &sc.file)?;
     }
-    Ok(out)
+    Ok(table.map())
 }
 
 /// Decode or assemble the scenario's program.

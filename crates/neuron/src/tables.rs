@@ -719,6 +719,19 @@ pub static DECISIONS: &[Decision] = &[
         provenance: Provenance::Assumed,
     },
     Decision {
+        topic: "symbol table",
+        decision: "the runtime's own table format is not public: the table is a TOML `[symbols]` \
+                   (or `--sym ID=ADDR`), var_id and address numbers by the number rule, each \
+                   var_id at most once whatever its spelling",
+        provenance: Provenance::Assumed,
+    },
+    Decision {
+        topic: "numbers",
+        decision: "every number (assembly, `--sym`, `[symbols]`, `[regs]`) is written as a TOML \
+                   integer or float, the syntax the scenario file's values already have",
+        provenance: Provenance::Assumed,
+    },
+    Decision {
         topic: "memory map",
         decision: "the SBUF and PSUM windows are mapped whole, identical in all four \
                    generations; other addresses fault as unmapped",
