@@ -211,35 +211,15 @@ fn lower(
     json: bool,
 ) -> Result<u8, Diagnostic> {
     let (bytes, name) = read_bytes(&input)?;
-    let mut table = BTreeMap::new();
+    let mut table = xstore_neuron::symbols::SymbolTable::new();
     if let Some(f) = &symbols {
         let (text, _) = read_text(Some(f))?;
-        let doc = xstore_core::tomlval::parse_document(&text).map_err(|d| d.in_file(f))?;
-        let mut fields = xstore_core::tomlval::Fields::new(&doc, "the symbols file", (1, 1));
-        if let Some(t) = fields.take("symbols") {
-            let mut tf =
-                xstore_core::tomlval::Fields::of(t, "[symbols]").map_err(|d| d.in_file(f))?;
-            for (k, v) in tf.rest() {
-                let id: u32 = k.name.parse().map_err(|_| {
-                    Diagnostic::scenario(format!("`{}` is not a var_id (a decimal u32)", k.name))
-                        .at(k.line, k.col)
-                        .in_file(f)
-                })?;
-                table.insert(id, v.as_u64("symbol address").map_err(|d| d.in_file(f))?);
-            }
-        }
-        fields.finish().map_err(|d| d.in_file(f))?;
+        table.add_file(&text, f)?;
     }
     for s in &syms {
-        let (id, addr) = s
-            .split_once('=')
-            .and_then(|(i, a)| Some((i.trim().parse::<u32>().ok()?, parse_num(a)?)))
-            .ok_or_else(|| {
-                Diagnostic::syntax(format!("--sym `{s}` is not ID=ADDR"))
-                    .expected("a decimal var_id, `=`, an address (decimal or 0x hex)")
-            })?;
-        table.insert(id, addr);
+        table.add_arg(s)?;
     }
+    let table: BTreeMap<u32, u64> = table.map();
     let lowered = xstore_neuron::lower_stream(&bytes, &table).map_err(|d| d.in_file(&name))?;
     match out {
         Some(path) => std::fs::write(&path, &lowered)

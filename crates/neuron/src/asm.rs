@@ -159,7 +159,7 @@ impl<'a> Cur<'a> {
     fn int(&self, tok: &str, pos: usize) -> Result<(i128, bool), Diagnostic> {
         parse_int(tok).ok_or_else(|| {
             self.err(pos, format!("`{tok}` is not a number"))
-                .expected("a decimal or 0x-hex integer")
+                .expected(INT_EXPECTED)
         })
     }
     /// An unsigned integer in 0..=max (decimal or hex).
@@ -535,32 +535,96 @@ impl<'a> Cur<'a> {
     }
 }
 
-/// An integer literal: optional sign, decimal, `0x` hex or `0b` binary, `_`
-/// separators. Returns the value and whether it was written in hex/binary.
+/// What [`parse_int`] accepts, for messages.
+pub const INT_EXPECTED: &str = "a number written as a TOML integer: decimal (no leading zero), \
+                                0x hex, 0o octal or 0b binary, `_` only between digits";
+
+/// An integer literal by the one number rule of the crate (docs/neuron.md,
+/// "Numbers"): the syntax of a TOML integer, so that assembly, `--sym` and the
+/// `[symbols]` keys read numbers exactly as a scenario file's values are read.
+/// Decimal with an optional `+`/`-` sign and no leading zero (`0` itself
+/// aside), or, unsigned, `0x` hex, `0o` octal or `0b` binary (lowercase
+/// prefix, digits of either case); `_` only between two digits. Returns the
+/// value and whether it was written in a radix other than 10 (a bit pattern).
 pub fn parse_int(tok: &str) -> Option<(i128, bool)> {
-    let t: String = tok.chars().filter(|&c| c != '_').collect();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, t.strip_prefix('+').unwrap_or(&t)),
+    let (radix, digits) = match tok.as_bytes() {
+        [b'0', b'x', ..] => (16, &tok[2..]),
+        [b'0', b'o', ..] => (8, &tok[2..]),
+        [b'0', b'b', ..] => (2, &tok[2..]),
+        _ => (10, tok),
     };
-    let (v, radix) = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        (h, 16)
-    } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        (b, 2)
-    } else {
-        (body, 10)
+    let (neg, digits) = match (radix, digits.as_bytes().first()) {
+        (10, Some(b'-')) => (true, &digits[1..]),
+        (10, Some(b'+')) => (false, &digits[1..]),
+        _ => (false, digits),
     };
-    if v.is_empty() || v.len() > 40 || !v.chars().all(|c| c.is_digit(radix)) {
+    if !digits_between_underscores(digits, radix)
+        || (radix == 10 && digits.len() > 1 && digits.starts_with('0'))
+    {
         return None;
     }
-    let n = i128::from_str_radix(v, radix).ok()?;
-    if radix != 10 && neg {
-        return None;
-    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    let n = i128::from_str_radix(&clean, radix).ok()?;
     Some((if neg { -n } else { n }, radix != 10))
 }
 
-fn parse_reg(t: &str) -> Option<u8> {
+/// `digits` is one or more digits of `radix`, with single `_` only between two
+/// digits.
+fn digits_between_underscores(digits: &str, radix: u32) -> bool {
+    let mut prev_digit = false;
+    for c in digits.chars() {
+        if c == '_' {
+            if !prev_digit {
+                return false;
+            }
+            prev_digit = false;
+        } else if c.is_digit(radix) {
+            prev_digit = true;
+        } else {
+            return false;
+        }
+    }
+    prev_digit
+}
+
+/// An f32 literal by the number rule (docs/neuron.md, "Numbers"): the syntax
+/// of a TOML float (a decimal integer part, then a fraction, an exponent or
+/// both; or `inf` / `nan`, either signed), or a decimal integer of
+/// [`parse_int`]. `None` when the text is neither. The value is rounded once,
+/// to f32.
+pub fn parse_f32(tok: &str) -> Option<f32> {
+    let body = tok.strip_prefix(['+', '-']).unwrap_or(tok);
+    if body == "inf" || body == "nan" {
+        let v = if body == "inf" {
+            f32::INFINITY
+        } else {
+            f32::NAN
+        };
+        return Some(if tok.starts_with('-') { -v } else { v });
+    }
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int_part, frac) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let int_ok = digits_between_underscores(int_part, 10)
+        && !(int_part.len() > 1 && int_part.starts_with('0'));
+    let frac_ok = frac.is_none_or(|f| digits_between_underscores(f, 10));
+    let exp_ok =
+        exp.is_none_or(|e| digits_between_underscores(e.strip_prefix(['+', '-']).unwrap_or(e), 10));
+    if !(int_ok && frac_ok && exp_ok) {
+        return None;
+    }
+    let clean: String = tok.chars().filter(|&c| c != '_').collect();
+    clean.parse().ok()
+}
+
+/// A register name: `r` and a decimal number without a leading zero, r0..r255
+/// (the byte a data slot holds). The same rule reads `[regs]` keys.
+pub fn parse_reg(t: &str) -> Option<u8> {
     let n = t.strip_prefix('r')?;
     if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
     {
@@ -592,17 +656,13 @@ fn parse_imm(d: &tables::DtypeDef, t: &str) -> Result<u64, (String, String)> {
             }
             return Ok(v as u64);
         }
-        let lower = t.to_ascii_lowercase();
-        if lower == "nan" {
-            return Ok(0x7fc0_0000);
-        }
-        let f: f32 = t.parse().map_err(|_| {
+        let f = parse_f32(t).ok_or_else(|| {
             (
                 format!("`{t}` is not an fp32 value"),
-                "a float literal (1.5, -2e3, inf) or 0x-hex bits".to_string(),
+                "a float (1.5, -2e3, inf, nan) or the bits in 0x hex".to_string(),
             )
         })?;
-        if f.is_infinite() && !lower.contains("inf") {
+        if f.is_infinite() && !t.ends_with("inf") {
             return Err((
                 format!("{t} is outside the fp32 range"),
                 "|x| <= 3.4028235e38".into(),
@@ -614,10 +674,7 @@ fn parse_imm(d: &tables::DtypeDef, t: &str) -> Result<u64, (String, String)> {
         return Ok(f.to_bits() as u64);
     }
     let Some((v, hex)) = parse_int(t) else {
-        return Err((
-            format!("`{t}` is not an integer"),
-            "a decimal or 0x-hex integer".into(),
-        ));
+        return Err((format!("`{t}` is not an integer"), INT_EXPECTED.into()));
     };
     let (lo, hi): (i128, i128) = if hex {
         (0, bits_max as i128)

@@ -301,7 +301,7 @@ pub fn run(id: CheckId, inst: &Mem2d) -> Verdict {
         }
         CheckId::U64Reg => {
             if inst.dtype == 0x1 && inst.datasrc == 0 {
-                // All 32 slots, used or not (neuron.md §5).
+                // All 32 slots, used or not (the vendor predicate reads every slot).
                 let lo = u128::from_le_bytes(inst.data[..16].try_into().expect("16"));
                 let hi = u128::from_le_bytes(inst.data[16..].try_into().expect("16"));
                 let ones = u128::from_le_bytes([1; 16]);

@@ -1,4 +1,4 @@
-//! Execution (source §8, neuron.md §7) and pseudo lowering (neuron.md §9).
+//! Execution and pseudo lowering (docs/neuron.md, "Execution").
 //!
 //! One instruction: every check of [`crate::check`] (a failure is a fault named
 //! by the check), then the element walk `k = i1*n0 + i0`,

@@ -9,6 +9,7 @@
 //! - [`asm`]: the assembly syntax (parser and canonical printer).
 //! - [`check`]: the specification's predicates, the window rule, assumed checks.
 //! - [`exec`]: the executor (probe-then-commit) and pseudo lowering.
+//! - [`symbols`]: the var_id → address table of pseudo lowering.
 //! - [`explain`], [`lint`], [`bench`], [`doc`]: the remaining commands.
 //!
 //! Invariants (each held by tests):
@@ -30,6 +31,7 @@ pub mod exec;
 pub mod explain;
 pub mod inst;
 pub mod lint;
+pub mod symbols;
 pub mod tables;
 
 use std::collections::BTreeMap;
@@ -39,7 +41,6 @@ use xstore_core::report::{
     Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
 };
 use xstore_core::scenario::{Outcome, Program, Scenario};
-use xstore_core::tomlval::Fields;
 use xstore_core::{Diagnostic, Memory, Transaction, VecTrace};
 
 pub use doc::doc_tables;
@@ -75,54 +76,46 @@ pub struct ProgInst {
     pub line: Option<u32>,
 }
 
-/// Parse the scenario's `[regs]`: `r0`..`r63`, u32 values.
+/// Parse the scenario's `[regs]`: `r0`..`r63`, u32 values. Errors name the
+/// scenario file.
 pub fn parse_regs(sc: &Scenario) -> Result<[u32; tables::NUM_REGS], Diagnostic> {
     let mut regs = [0u32; tables::NUM_REGS];
     for (k, v) in &sc.regs {
         let n = reg_index(&k.name).ok_or_else(|| {
             Diagnostic::scenario(format!("`{}` is not a sequencer register", k.name))
                 .at(k.line, k.col)
+                .in_file(&sc.file)
                 .expected("r0..r63")
         })?;
-        regs[n] = v.as_u32(&k.name)?;
+        regs[n] = v.as_u32(&k.name).map_err(|d| d.in_file(&sc.file))?;
     }
     Ok(regs)
 }
 
+/// A `[regs]` key: a register name of the assembly (`asm::parse_reg`) that
+/// exists, r0..r63.
 fn reg_index(name: &str) -> Option<usize> {
-    let n = name.strip_prefix('r')?;
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
-    {
-        return None;
-    }
-    n.parse().ok().filter(|&i: &usize| i < tables::NUM_REGS)
+    asm::parse_reg(name)
+        .map(usize::from)
+        .filter(|&i| i < tables::NUM_REGS)
 }
 
-/// Parse the scenario's `[symbols]`: var_id (decimal string) → address.
+/// Parse the scenario's `[symbols]`: var_id → address, by the rules of
+/// [`symbols`]. Errors name the scenario file.
 pub fn parse_symbols(sc: &Scenario) -> Result<BTreeMap<u32, u64>, Diagnostic> {
-    let mut out = BTreeMap::new();
+    let mut table = symbols::SymbolTable::new();
     if let Some(item) = sc.extra("symbols") {
-        let mut f = Fields::of(item, "[symbols]")?;
-        for (k, v) in f.rest() {
-            let id = k
-                .name
-                .parse::<u32>()
-                .ok()
-                .filter(|_| k.name.bytes().all(|b| b.is_ascii_digit()))
-                .ok_or_else(|| {
-                    Diagnostic::scenario(format!("`{}` is not a var_id", k.name))
-                        .at(k.line, k.col)
-                        .expected("a decimal u32 string key, e.g. \"3\" = 0x1000")
-                })?;
-            out.insert(id, v.as_u64(&k.name)?);
-        }
-        f.finish()?;
+        table.add_table(item, &sc.file)?;
     }
-    Ok(out)
+    Ok(table.map())
 }
 
-/// Decode or assemble the scenario's program.
+/// Decode or assemble the scenario's program. Errors name the scenario file.
 pub fn load_program(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
+    load_program_inner(sc).map_err(|d| d.in_file(&sc.file))
+}
+
+fn load_program_inner(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
     match &sc.program {
         Program::Text { text, origin } => {
             let lines = asm::parse_program(text).map_err(|d| d.shifted(*origin))?;
@@ -152,11 +145,15 @@ fn relocate_hex(d: Diagnostic, origin: (u32, u32)) -> Diagnostic {
     d.at(origin.0, origin.1)
 }
 
+/// Locate an error about program instruction `index` in the scenario file:
+/// its line (text; the column where the program text starts when it is the
+/// text's first line), or the `program_hex` value with the byte offset in the
+/// message.
 fn locate(d: Diagnostic, p: &ProgInst, sc: &Scenario, index: usize) -> Diagnostic {
-    match p.line {
-        Some(l) => d.at(l, 1),
+    let o = sc.program.origin();
+    let d = match p.line {
+        Some(l) => d.at(l, if l == o.0 { o.1 } else { 1 }),
         None => {
-            let o = sc.program.origin();
             let mut d = d;
             d.message = format!(
                 "instruction {index} (program_hex byte {}): {}",
@@ -165,14 +162,32 @@ fn locate(d: Diagnostic, p: &ProgInst, sc: &Scenario, index: usize) -> Diagnosti
             );
             d.at(o.0, o.1)
         }
-    }
+    };
+    d.in_file(&sc.file)
 }
 
-/// Lower every pseudo instruction and reject what cannot execute, before any
-/// instruction runs.
-fn prepare(sc: &Scenario, prog: &[ProgInst]) -> Result<Vec<Mem2d>, Diagnostic> {
+/// A scenario's program ready to execute: what `run` and `lint` both read
+/// before anything executes, so that they accept and reject the same inputs.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The initial registers (`[regs]`).
+    pub regs: [u32; tables::NUM_REGS],
+    /// The program as written, one entry per instruction.
+    pub prog: Vec<ProgInst>,
+    /// `prog[i]` lowered with `[symbols]`: every one a TensorStore/TensorLoad
+    /// with an immediate address.
+    pub insts: Vec<Mem2d>,
+}
+
+/// Read `[regs]`, the program and `[symbols]`, lower every pseudo instruction
+/// and reject what cannot execute (a not-modelled opcode, a register/table
+/// ADDR8 form), before any instruction runs. Every error names the scenario
+/// file and a line:col in it.
+pub fn prepare(sc: &Scenario) -> Result<Prepared, Diagnostic> {
+    let regs = parse_regs(sc)?;
+    let prog = load_program(sc)?;
     let symbols = parse_symbols(sc)?;
-    let mut out = Vec::with_capacity(prog.len());
+    let mut insts = Vec::with_capacity(prog.len());
     for (i, p) in prog.iter().enumerate() {
         let m = match &p.inst {
             Decoded::Mem2d(m) => m,
@@ -198,9 +213,9 @@ fn prepare(sc: &Scenario, prog: &[ProgInst]) -> Result<Vec<Mem2d>, Diagnostic> {
                 i,
             ));
         }
-        out.push(m);
+        insts.push(m);
     }
-    Ok(out)
+    Ok(Prepared { regs, prog, insts })
 }
 
 /// Run a scenario's program against `mem` with any trace sink.
@@ -209,9 +224,9 @@ pub fn execute_scenario(
     mem: &mut Memory,
     trace: &mut VecTrace,
 ) -> Result<Exec, Diagnostic> {
-    let regs0 = parse_regs(sc)?;
-    let prog = load_program(sc)?;
-    let insts = prepare(sc, &prog)?;
+    let Prepared {
+        regs: regs0, insts, ..
+    } = prepare(sc)?;
     let mut m = exec::Machine { regs: regs0 };
     let mut tx = Transaction::new();
     let mut out = Exec::ok(0);

@@ -2,9 +2,8 @@
 
 use crate::check::{self, CheckId, Verdict};
 use crate::exec;
-use crate::inst::{AddrForm, Decoded, Mem2d};
+use crate::inst::{AddrForm, Mem2d};
 use crate::tables::{self, NUM_REGS};
-use crate::{load_program, parse_symbols};
 use xstore_core::report::{Finding, Severity};
 use xstore_core::scenario::Scenario;
 use xstore_core::{Diagnostic, Memory};
@@ -25,8 +24,7 @@ pub static LINTS: &[LintDef] = &[
     LintDef {
         name: "window_16mib",
         severity: Severity::Warning,
-        what: "the span leaves its aligned 16 MiB window (immediate or lowered address), or is \
-               wider than 16 MiB whatever the base",
+        what: "the span leaves its aligned 16 MiB window (immediate or lowered address)",
     },
     LintDef {
         name: "register_number",
@@ -49,16 +47,6 @@ pub static LINTS: &[LintDef] = &[
         what: "any other failing check of `validate` (the instruction will fault)",
     },
     LintDef {
-        name: "unsupported_addr8",
-        severity: Severity::Note,
-        what: "a register/table ADDR8 form: the model cannot execute it",
-    },
-    LintDef {
-        name: "unresolved_pseudo",
-        severity: Severity::Warning,
-        what: "a pseudo instruction whose var_id is not in [symbols]",
-    },
-    LintDef {
         name: "events_not_modelled",
         severity: Severity::Note,
         what: "wait/update events are carried but not executed",
@@ -76,12 +64,15 @@ fn offsets(inst: &Mem2d, w: u8) -> Vec<i128> {
     v
 }
 
-/// Lint a scenario.
+/// Lint a scenario. What `run` rejects before executing (bad `[regs]` or
+/// `[symbols]`, a program that does not assemble or decode, a var_id missing
+/// from `[symbols]`, a lowered address past 58 bits, a not-modelled opcode, a
+/// register/table ADDR8 form) is the same error here: both read the scenario
+/// through [`crate::prepare`]. The rules then look at the lowered instructions.
 pub fn lint(sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
-    let prog = load_program(sc)?;
-    let symbols = parse_symbols(sc)?;
+    let prep = crate::prepare(sc)?;
     let mut out = Vec::new();
-    for (i, p) in prog.iter().enumerate() {
+    for (i, (p, inst)) in prep.prog.iter().zip(&prep.insts).enumerate() {
         let mut push = |rule: &str, severity: Severity, message: String| {
             out.push(Finding {
                 rule: rule.to_string(),
@@ -91,17 +82,7 @@ pub fn lint(sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
                 instruction: Some(i),
             })
         };
-        let Decoded::Mem2d(orig) = p.inst else {
-            push("not_modelled", Severity::Note, "opcode not modelled".into());
-            continue;
-        };
-        let inst = match exec::lower_one(&orig, &symbols) {
-            Ok(m) => m,
-            Err(e) => {
-                push("unresolved_pseudo", Severity::Warning, e.message.clone());
-                orig
-            }
-        };
+        let inst = *inst;
         let dir = inst.dir();
         for id in check::ALL {
             if matches!(id, CheckId::Window | CheckId::Reg64) {
@@ -180,56 +161,26 @@ pub fn lint(sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
                 }
             }
         }
-        if let Some((lo, hi)) = check::rel_span(&inst, w) {
-            match inst.addr_form() {
-                AddrForm::Imm(base) => {
-                    if let Verdict::Fail(f) = exec::window_at(&inst, base) {
-                        push("window_16mib", Severity::Warning, f.to_string());
-                    } else {
-                        for (k, off) in offs.iter().enumerate() {
-                            let a = base as i128 + off;
-                            let last = a + w as i128 - 1;
-                            let ok = mem.map().find(a as u64).is_some()
-                                && mem.map().find(last as u64).is_some();
-                            if !ok {
-                                push(
-                                    "unmapped_element",
-                                    Severity::Warning,
-                                    format!("element {k} at {a:#x} is not mapped"),
-                                );
-                                break;
-                            }
-                        }
-                    }
-                }
-                AddrForm::Other { marker, .. } => {
+        // `prepare` lowered every pseudo form and rejected the other ADDR8
+        // forms: every address is immediate here.
+        let AddrForm::Imm(base) = inst.addr_form() else {
+            continue;
+        };
+        if let Verdict::Fail(f) = exec::window_at(&inst, base) {
+            push("window_16mib", Severity::Warning, f.to_string());
+        } else {
+            for (k, off) in offs.iter().enumerate() {
+                let a = base as i128 + off;
+                let last = a + w as i128 - 1;
+                let ok =
+                    mem.map().find(a as u64).is_some() && mem.map().find(last as u64).is_some();
+                if !ok {
                     push(
-                        "unsupported_addr8",
-                        Severity::Note,
-                        exec::unsupported_addr8_message(marker),
+                        "unmapped_element",
+                        Severity::Warning,
+                        format!("element {k} at {a:#x} is not mapped"),
                     );
-                    if hi - lo + 1 > 1 << tables::WINDOW_SHIFT {
-                        push(
-                            "window_16mib",
-                            Severity::Warning,
-                            format!(
-                                "the span is {:#x} bytes, wider than 16 MiB: it leaves any window",
-                                hi - lo + 1
-                            ),
-                        );
-                    }
-                }
-                AddrForm::Var { .. } => {
-                    if hi - lo + 1 > 1 << tables::WINDOW_SHIFT {
-                        push(
-                            "window_16mib",
-                            Severity::Warning,
-                            format!(
-                                "the span is {:#x} bytes, wider than 16 MiB: it leaves any window",
-                                hi - lo + 1
-                            ),
-                        );
-                    }
+                    break;
                 }
             }
         }

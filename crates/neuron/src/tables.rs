@@ -29,7 +29,7 @@ pub enum OpKind {
     NotModelled,
 }
 
-/// One opcode of the sequencer block (neuron.md §1, source §3).
+/// One opcode of the sequencer block (the opcode enum of `aws_neuron_isa_tpb_common.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpcodeDef {
     pub code: u8,
@@ -130,7 +130,7 @@ pub fn opcode(code: u8) -> Option<&'static OpcodeDef> {
     Some(&OPCODES[i])
 }
 
-/// One DTYPE byte value (neuron.md §3).
+/// One DTYPE byte value (`nrt_dtype_t` of the Neuron runtime header).
 #[derive(Debug, Clone, Copy)]
 pub struct DtypeDef {
     pub code: u8,
@@ -202,7 +202,7 @@ pub fn set_width(code: u8) -> Option<u8> {
     }
 }
 
-/// One field of the 64-byte MEM_2D instruction (neuron.md §2, source §4).
+/// One field of the 64-byte MEM_2D instruction (`NEURON_ISA_TPB_MEM_2D_STRUCT`).
 #[derive(Debug, Clone, Copy)]
 pub struct FieldDef {
     pub name: &'static str,
@@ -388,7 +388,7 @@ pub static PSEUDO_FIELDS: &[FieldDef] = &[
     ),
 ];
 
-/// One ADDR8 marker value (neuron.md §4).
+/// One ADDR8 marker value (public reverse-engineering pages of the family).
 #[derive(Debug, Clone, Copy)]
 pub struct Addr8Form {
     /// `byte23 & 0xfc`.
@@ -471,7 +471,8 @@ pub enum Applies {
     Both,
 }
 
-/// One validation check (neuron.md §5, §6; source §4, §5, §6b).
+/// One validation check (`is_valid_tensor_store` / `is_valid_tensor_load` of
+/// `aws_neuron_isa_tpb_mem_2d.h`, the window rule, the assumed checks).
 #[derive(Debug, Clone, Copy)]
 pub struct CheckDef {
     pub name: &'static str,
@@ -599,7 +600,7 @@ const PSUM: RegionDef = RegionDef {
     access: Access::ReadWrite,
 };
 
-/// Memory profiles (neuron.md §8, §10). The four generations share one map.
+/// Memory profiles (docs/neuron.md, "Memory profiles"). The four generations share one map.
 pub static PROFILES: &[ProfileDef] = &[
     ProfileDef {
         name: "nc-v2",
@@ -629,7 +630,8 @@ pub static PROFILES: &[ProfileDef] = &[
     },
 ];
 
-/// Decisions taken where the specification is silent or the supplement decides.
+/// What the project decided where the sources are silent, disagree or leave a choice
+/// (docs/neuron.md, "Decisions").
 pub struct Decision {
     pub topic: &'static str,
     pub decision: &'static str,
@@ -639,8 +641,9 @@ pub struct Decision {
 pub static DECISIONS: &[Decision] = &[
     Decision {
         topic: "register file",
-        decision: "64 × 32-bit sequencer registers r0..r63 (the source's r0..r31 conflates the \
-                   32-element cap with the file)",
+        decision: "64 sequencer registers of 32 bits, r0..r63, as the NKI documentation gives \
+                   them; the r0..r31 of the TensorStore page is the 32-element cap, not the size \
+                   of the file",
         provenance: Provenance::Vendor,
     },
     Decision {
@@ -716,6 +719,19 @@ pub static DECISIONS: &[Decision] = &[
         topic: "TensorLoad atomicity",
         decision: "every element is read before any register is written; a read fault leaves \
                    all registers unchanged",
+        provenance: Provenance::Assumed,
+    },
+    Decision {
+        topic: "symbol table",
+        decision: "the runtime's own table format is not public: the table is a TOML `[symbols]` \
+                   (or `--sym ID=ADDR`), var_id and address numbers by the number rule, each \
+                   var_id at most once whatever its spelling",
+        provenance: Provenance::Assumed,
+    },
+    Decision {
+        topic: "numbers",
+        decision: "every number (assembly, `--sym`, `[symbols]`, `[regs]`) is written as a TOML \
+                   integer or float, the syntax the scenario file's values already have",
         provenance: Provenance::Assumed,
     },
     Decision {

@@ -1,5 +1,5 @@
 //! The executor against a naive reference loop written straight from the
-//! source's §8, and fault atomicity.
+//! element loop of docs/neuron.md ("Execution"), and fault atomicity.
 
 mod common;
 use proptest::prelude::*;
@@ -29,7 +29,7 @@ fn pattern(a: u64) -> u8 {
     (a.wrapping_mul(0x9e37_79b9) >> 7) as u8
 }
 
-/// Source §8, literally: outer i1, inner i0, k counts elements; value from
+/// The element loop of docs/neuron.md, literally: outer i1, inner i0, k counts elements; value from
 /// R[registers[k]] (even pair for u64) or the dtype overlay of data; written at
 /// dtype width. Returns the byte writes, or None when some byte is unmapped.
 fn reference_store(regs: &[u32; 64], i: &Mem2d) -> Option<BTreeMap<u64, u8>> {

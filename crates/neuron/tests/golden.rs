@@ -1,4 +1,6 @@
-//! Golden tests: every fact of neuron.md §1, §2, §3, §5, §6 and source §4/§6b.
+//! Golden tests: every fact of the tables in docs/neuron.md (opcodes, fields,
+//! DTYPE values, registers, checks) and of the validation contract of
+//! `aws_neuron_isa_tpb_mem_2d.h` as the TensorStore page gives it.
 
 mod common;
 use common::asm1;
@@ -18,7 +20,7 @@ fn failed(bytes: &[u8]) -> Vec<String> {
 }
 
 #[test]
-fn opcode_table_matches_the_supplement() {
+fn opcode_table_matches_the_vendor_enum() {
     let want = [
         (0xa5, "WRITE"),
         (0xa6, "NOTIFY"),
