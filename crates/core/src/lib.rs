@@ -17,6 +17,7 @@ pub mod docgen;
 pub mod hex;
 pub mod isa;
 pub mod mem;
+pub mod num;
 pub mod prov;
 pub mod report;
 pub mod scenario;

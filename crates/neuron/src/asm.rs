@@ -535,57 +535,8 @@ impl<'a> Cur<'a> {
     }
 }
 
-/// What [`parse_int`] accepts, for messages.
-pub const INT_EXPECTED: &str = "a number written as a TOML integer: decimal (no leading zero), \
-                                0x hex, 0o octal or 0b binary, `_` only between digits";
-
-/// An integer literal by the one number rule of the crate (docs/neuron.md,
-/// "Numbers"): the syntax of a TOML integer, so that assembly, `--sym` and the
-/// `[symbols]` keys read numbers exactly as a scenario file's values are read.
-/// Decimal with an optional `+`/`-` sign and no leading zero (`0` itself
-/// aside), or, unsigned, `0x` hex, `0o` octal or `0b` binary (lowercase
-/// prefix, digits of either case); `_` only between two digits. Returns the
-/// value and whether it was written in a radix other than 10 (a bit pattern).
-pub fn parse_int(tok: &str) -> Option<(i128, bool)> {
-    let (radix, digits) = match tok.as_bytes() {
-        [b'0', b'x', ..] => (16, &tok[2..]),
-        [b'0', b'o', ..] => (8, &tok[2..]),
-        [b'0', b'b', ..] => (2, &tok[2..]),
-        _ => (10, tok),
-    };
-    let (neg, digits) = match (radix, digits.as_bytes().first()) {
-        (10, Some(b'-')) => (true, &digits[1..]),
-        (10, Some(b'+')) => (false, &digits[1..]),
-        _ => (false, digits),
-    };
-    if !digits_between_underscores(digits, radix)
-        || (radix == 10 && digits.len() > 1 && digits.starts_with('0'))
-    {
-        return None;
-    }
-    let clean: String = digits.chars().filter(|&c| c != '_').collect();
-    let n = i128::from_str_radix(&clean, radix).ok()?;
-    Some((if neg { -n } else { n }, radix != 10))
-}
-
-/// `digits` is one or more digits of `radix`, with single `_` only between two
-/// digits.
-fn digits_between_underscores(digits: &str, radix: u32) -> bool {
-    let mut prev_digit = false;
-    for c in digits.chars() {
-        if c == '_' {
-            if !prev_digit {
-                return false;
-            }
-            prev_digit = false;
-        } else if c.is_digit(radix) {
-            prev_digit = true;
-        } else {
-            return false;
-        }
-    }
-    prev_digit
-}
+use xstore_core::num::digit_groups;
+pub use xstore_core::num::{parse_int, INT_EXPECTED};
 
 /// An f32 literal by the number rule (docs/neuron.md, "Numbers"): the syntax
 /// of a TOML float (a decimal integer part, then a fraction, an exponent or
@@ -610,11 +561,9 @@ pub fn parse_f32(tok: &str) -> Option<f32> {
         Some((i, f)) => (i, Some(f)),
         None => (mantissa, None),
     };
-    let int_ok = digits_between_underscores(int_part, 10)
-        && !(int_part.len() > 1 && int_part.starts_with('0'));
-    let frac_ok = frac.is_none_or(|f| digits_between_underscores(f, 10));
-    let exp_ok =
-        exp.is_none_or(|e| digits_between_underscores(e.strip_prefix(['+', '-']).unwrap_or(e), 10));
+    let int_ok = digit_groups(int_part, 10) && !(int_part.len() > 1 && int_part.starts_with('0'));
+    let frac_ok = frac.is_none_or(|f| digit_groups(f, 10));
+    let exp_ok = exp.is_none_or(|e| digit_groups(e.strip_prefix(['+', '-']).unwrap_or(e), 10));
     if !(int_ok && frac_ok && exp_ok) {
         return None;
     }

@@ -1,0 +1,85 @@
+//! The project's one rule for numbers written as text.
+//!
+//! Assembly operands, command-line values and scenario keys that hold numbers
+//! all read them as TOML integers, so a number means the same wherever it is
+//! written, and the same as the scenario file's own integer values (which the
+//! TOML parser reads): decimal with an optional `+`/`-` sign and no leading
+//! zero (`0` itself aside), or, unsigned, `0x` hex, `0o` octal or `0b` binary
+//! (lowercase prefix, digits of either case); `_` only between two digits.
+
+/// What [`parse_int`] accepts, for messages.
+pub const INT_EXPECTED: &str = "a number written as a TOML integer: decimal (no leading zero), \
+                                0x hex, 0o octal or 0b binary, `_` only between digits";
+
+/// An integer literal by the number rule. Returns the value and whether it
+/// was written in a radix other than 10 (a bit pattern rather than a
+/// quantity: some operands read it differently). `None` when `tok` is not
+/// such a literal or its value does not fit in an `i128`.
+pub fn parse_int(tok: &str) -> Option<(i128, bool)> {
+    let (radix, digits) = match tok.as_bytes() {
+        [b'0', b'x', ..] => (16, &tok[2..]),
+        [b'0', b'o', ..] => (8, &tok[2..]),
+        [b'0', b'b', ..] => (2, &tok[2..]),
+        _ => (10, tok),
+    };
+    let (neg, digits) = match (radix, digits.as_bytes().first()) {
+        (10, Some(b'-')) => (true, &digits[1..]),
+        (10, Some(b'+')) => (false, &digits[1..]),
+        _ => (false, digits),
+    };
+    if !digit_groups(digits, radix) || (radix == 10 && digits.len() > 1 && digits.starts_with('0'))
+    {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    let n = i128::from_str_radix(&clean, radix).ok()?;
+    Some((if neg { -n } else { n }, radix != 10))
+}
+
+/// An unsigned integer of at most `max` by the number rule.
+pub fn parse_u64(tok: &str, max: u64) -> Option<u64> {
+    parse_int(tok)
+        .and_then(|(v, _)| u64::try_from(v).ok())
+        .filter(|&v| v <= max)
+}
+
+/// Whether `digits` is one or more digits of `radix` with single `_` only
+/// between two digits (the digit rule of TOML integers and floats).
+pub fn digit_groups(digits: &str, radix: u32) -> bool {
+    let mut prev_digit = false;
+    for c in digits.chars() {
+        if c == '_' {
+            if !prev_digit {
+                return false;
+            }
+            prev_digit = false;
+        } else if c.is_digit(radix) {
+            prev_digit = true;
+        } else {
+            return false;
+        }
+    }
+    prev_digit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_toml_integer_forms() {
+        assert_eq!(parse_int("0"), Some((0, false)));
+        assert_eq!(parse_int("-12"), Some((-12, false)));
+        assert_eq!(parse_int("+1_000"), Some((1000, false)));
+        assert_eq!(parse_int("0xDEAD_beef"), Some((0xdead_beef, true)));
+        assert_eq!(parse_int("0o17"), Some((15, true)));
+        assert_eq!(parse_int("0b1010"), Some((10, true)));
+        assert_eq!(parse_u64("0xffff_ffff_ffff_ffff", u64::MAX), Some(u64::MAX));
+        assert_eq!(parse_u64("256", 255), None);
+        for bad in [
+            "", "010", "0X10", "1__0", "_1", "1_", "-0x1", "0x", "1.5", "+", "0b2",
+        ] {
+            assert_eq!(parse_int(bad), None, "{bad}");
+        }
+    }
+}
