@@ -301,8 +301,8 @@ fn check_bundle(b: &Bundle, slots: &[Option<(u8, u32)>]) -> Result<(), Diagnosti
             }
         }
         if let Some(f) = b.format {
-            if !op.fam.placements.contains(&f) {
-                let names: Vec<&str> = op.fam.placements.iter().map(|f| f.name()).collect();
+            if !op.fam.placements.formats.contains(&f) {
+                let names: Vec<&str> = op.fam.placements.formats.iter().map(|f| f.name()).collect();
                 return Err(Diagnostic::rule_broken(
                     "placement",
                     format!("{} has no placement in format {}", op.name, f.name()),
@@ -629,7 +629,7 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
         }
         Sig::U => inst.u = vals[0] as u8,
     }
-    if let Some((scale, min, max, _)) = op.imm_rule() {
+    if let Some((scale, min, max, rule)) = op.imm_rule() {
         let k = classes
             .iter()
             .position(|&c| c == Class::Imm)
@@ -639,9 +639,7 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
             let why = if v % scale != 0 {
                 format!("is not a multiple of {scale}")
             } else if v == min - scale {
-                format!(
-                    "is field value -8 x {scale}, which the vendor assembler rejects (source §3.3)"
-                )
+                format!("is field value -8 x {scale}, {}", rule.minus8)
             } else {
                 "is outside the signed 4-bit field".to_string()
             };
@@ -649,7 +647,9 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
                 Diagnostic::range(format!("immediate {v} of {} {why}", op.name))
                     .at(ln, toks[k].col)
                     .rule("imm_scaled_4bit")
-                    .expected(format!("a multiple of {scale} in [{min}, {max}]")),
+                    .provenance(rule.prov)
+                    .expected(format!("a multiple of {scale} in [{min}, {max}]"))
+                    .hint(rule.basis),
             );
         }
     }
