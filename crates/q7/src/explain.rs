@@ -369,73 +369,98 @@ pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
     Ok(out)
 }
 
-/// `validate`: structural checks of a bundle stream.
+/// `validate`: structural checks of a bundle stream. A check that the bytes
+/// cannot decide (a bundle whose contents are not public, a stream that does not
+/// divide into bundles) is reported "not checkable" and not passed.
 pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     if bytes.is_empty() {
         return Err(Diagnostic::encoding("no bytes to validate").at_byte(0, None));
     }
+    let check = |name: &str, passed: bool, detail: String| Check {
+        name: name.into(),
+        passed,
+        origin: CheckOrigin::Spec,
+        detail,
+    };
     let mut checks = Vec::new();
-    match codec::decode_all(bytes) {
+    let list = match codec::decode_all(bytes) {
         Err(d) => {
-            checks.push(Check {
-                name: "bundle_length".into(),
-                passed: false,
-                origin: CheckOrigin::Spec,
-                detail: d.to_string(),
-            });
+            checks.push(check("bundle_length", false, d.to_string()));
+            for name in ["known_encoding", "imm_scaled_4bit", "one_store_per_bundle"] {
+                checks.push(check(
+                    name,
+                    false,
+                    "not checkable: the stream does not divide into bundles (bundle_length)".into(),
+                ));
+            }
+            return Ok(Validation::from_checks(checks));
         }
-        Ok(list) => {
-            checks.push(Check {
-                name: "bundle_length".into(),
-                passed: true,
-                origin: CheckOrigin::Spec,
-                detail: format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
-            });
-            let unknown: Vec<usize> = list
-                .iter()
-                .filter(|(_, d)| matches!(d, Decoded::Unknown { .. }))
-                .map(|(o, _)| *o)
-                .collect();
-            checks.push(Check {
-                name: "known_encoding".into(),
-                passed: unknown.is_empty(),
-                origin: CheckOrigin::Spec,
-                detail: if unknown.is_empty() {
-                    "every bundle matches the public IVP_SV2NX8_IP template".into()
-                } else {
-                    format!(
-                        "not checkable: the bundle(s) at byte {:?} match no public template",
-                        unknown
-                    )
-                },
-            });
-            let reserved: Vec<usize> = list
-                .iter()
-                .filter(|(_, d)| {
-                    matches!(d, Decoded::Unknown { bytes, .. } if codec::imm4_reserved(bytes))
-                })
-                .map(|(o, _)| *o)
-                .collect();
-            checks.push(Check {
-                name: "imm_scaled_4bit".into(),
-                passed: reserved.is_empty(),
-                origin: CheckOrigin::Spec,
-                detail: if reserved.is_empty() {
-                    "no IVP_SV2NX8_IP bundle holds imm4 = -8".into()
-                } else {
-                    format!(
-                        "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 \
-                         (-512), which the vendor assembler rejects (source §3.3); allowed -7..7"
-                    )
-                },
-            });
-            checks.push(Check {
-                name: "one_store_per_bundle".into(),
-                passed: true,
-                origin: CheckOrigin::Spec,
-                detail: "the known bundle holds one store, in slot s0".into(),
-            });
-        }
-    }
+        Ok(list) => list,
+    };
+    checks.push(check(
+        "bundle_length",
+        true,
+        format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
+    ));
+    let at = |keep: &dyn Fn(&Decoded) -> bool| -> Vec<usize> {
+        list.iter()
+            .filter(|(_, d)| keep(d))
+            .map(|(o, _)| *o)
+            .collect()
+    };
+    let unknown = at(&|d| matches!(d, Decoded::Unknown { .. }));
+    // The public template with imm4 = 8: its fields are known, its value is not legal.
+    let reserved =
+        at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if codec::imm4_reserved(bytes)));
+    // Bundles whose fields are not public at all.
+    let opaque =
+        at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if !codec::imm4_reserved(bytes)));
+    checks.push(check(
+        "known_encoding",
+        unknown.is_empty(),
+        if unknown.is_empty() {
+            "every bundle matches the public IVP_SV2NX8_IP template".into()
+        } else {
+            format!("the bundle(s) at byte {unknown:?} match no public template")
+        },
+    ));
+    checks.push(if !reserved.is_empty() {
+        check(
+            "imm_scaled_4bit",
+            false,
+            format!(
+                "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 (-512), which \
+                 the vendor assembler rejects (reference page §3.3); allowed -7..7"
+            ),
+        )
+    } else if !opaque.is_empty() {
+        check(
+            "imm_scaled_4bit",
+            false,
+            format!(
+                "not checkable: the immediate field of the bundle(s) at byte {opaque:?} is not \
+                 public"
+            ),
+        )
+    } else {
+        check(
+            "imm_scaled_4bit",
+            true,
+            "no IVP_SV2NX8_IP bundle holds imm4 = -8".into(),
+        )
+    });
+    checks.push(if opaque.is_empty() {
+        check(
+            "one_store_per_bundle",
+            true,
+            "every bundle is the public IVP_SV2NX8_IP bundle: one store, in slot s0".into(),
+        )
+    } else {
+        check(
+            "one_store_per_bundle",
+            false,
+            format!("not checkable: the slots of the bundle(s) at byte {opaque:?} are not public"),
+        )
+    });
     Ok(Validation::from_checks(checks))
 }
