@@ -115,6 +115,7 @@ pub fn program(sc: &Scenario) -> Result<Vec<Bundle>, Diagnostic> {
                                     line: line + origin.0 - 1,
                                     col,
                                     op_cols: vec![col],
+                                    slots: 1,
                                 }),
                                 Decoded::Unknown { len, .. } => {
                                     return Err(at(Diagnostic::unsupported(format!(
@@ -141,6 +142,7 @@ pub fn program(sc: &Scenario) -> Result<Vec<Bundle>, Diagnostic> {
                         line: 0,
                         col: 0,
                         op_cols: vec![0],
+                        slots: 1,
                     }),
                     Decoded::Unknown { len, .. } => {
                         return Err(Diagnostic::unsupported(format!(
