@@ -6,13 +6,15 @@
 //! ```text
 //! line     := [item] [comment]
 //! comment  := '#' … | '//' …
-//! item     := op | [FORMAT] '{' slotop (';' slotop)* '}' | '.byte' num (',' num)*
+//! item     := op | [FORMAT] '{' slotop (';' slotop)* '}' | '.byte' byte (',' byte)*
 //! slotop   := ['s' digits ':'] op
 //! op       := 'nop' | MNEMONIC [operand (',' operand)*]
 //! operand  := 'v'0..31 | 'vb'0..15 | 'u'0..3 | 'a'0..15 | ['-'|'+'] (decimal | '0x' hex)
 //! FORMAT   := F0 | F1 | F2 | F3 | F4 | F6 | F7 | N0 | N1 | N2
+//! byte     := decimal 0..=255 | '0x' hex{1,2}    # whole 8-byte bundles, marker 0xf
 //! ```
 
+use crate::codec;
 use crate::roster::{self, Format, Kind, Sig};
 use xstore_core::Diagnostic;
 
@@ -225,7 +227,7 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
         .get(..5)
         .is_some_and(|p| p.eq_ignore_ascii_case(".byte"))
     {
-        return parse_bytes(&cx, s + 5, e, ln).map(|b| {
+        return parse_bytes(&cx, s, e, ln).map(|b| {
             Some(Item::Bytes {
                 bytes: b,
                 line: ln,
@@ -497,30 +499,85 @@ fn check_bundle(b: &Bundle, slots: &[Option<(u32, u32)>]) -> Result<(), Diagnost
     Ok(())
 }
 
+/// A `.byte` value: decimal 0..=255 or `0x` and one or two hex digits; no sign,
+/// no separators.
+fn byte_value(tok: &str) -> Option<u8> {
+    let (digits, radix) = match tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
+        Some(h) if (1..=2).contains(&h.len()) => (h, 16),
+        Some(_) => return None,
+        None if (1..=3).contains(&tok.len()) => (tok, 10),
+        None => return None,
+    };
+    if !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u8::from_str_radix(digits, radix).ok()
+}
+
+/// `.byte` at `line[s..e]`: whole 8-byte bundles, each starting with the format
+/// marker 0xf (the only bundles whose length is known), so that what `asm`
+/// writes, `disasm` reads back.
 fn parse_bytes(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Vec<u8>, Diagnostic> {
     let line = cx.line;
-    let mut out = Vec::new();
-    let mut start = s;
-    let text = &line[s..e];
-    let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for (i, ch) in text.char_indices() {
-        if ch == ',' {
-            cuts.push((start, s + i));
-            start = s + i + 1;
-        }
+    let after = s + ".byte".len();
+    if line[after..e]
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace())
+    {
+        let end = line[s..e].find(char::is_whitespace).map_or(e, |p| s + p);
+        return Err(Diagnostic::syntax(format!(
+            "`{}` is not a directive: `.byte` is followed by a space and its values",
+            &line[s..end]
+        ))
+        .at(ln, cx.col(s))
+        .expected("`.byte` and whole 8-byte bundles, e.g. `.byte 0x0f, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x02`"));
     }
-    cuts.push((start, e));
-    for (a, z) in cuts {
-        let (ts, te) = trim_range(line, a, z);
+    let (vs, ve) = trim_range(line, after, e);
+    if vs == ve {
+        return Err(Diagnostic::syntax("`.byte` without values")
+            .at(ln, cx.col(e))
+            .rule("bundle_length")
+            .expected("whole 8-byte bundles: a multiple of 8 byte values"));
+    }
+    let mut out = Vec::new();
+    let mut cols = Vec::new();
+    let mut start = vs;
+    for tok in line[vs..ve].split(',') {
+        let (ts, te) = trim_range(line, start, start + tok.len());
+        start += tok.len() + 1;
         let tok = &line[ts..te];
-        let v = parse_int(tok)
-            .filter(|v| (0..=255).contains(v))
-            .ok_or_else(|| {
-                Diagnostic::syntax(format!("`{tok}` is not a byte value"))
-                    .at(ln, cx.col(ts))
-                    .expected("0..=255 (decimal or 0x hex)")
-            })?;
-        out.push(v as u8);
+        let v = byte_value(tok).ok_or_else(|| {
+            Diagnostic::syntax(format!("`{tok}` is not a byte value"))
+                .at(ln, cx.col(ts))
+                .expected("0..=255 (decimal or 0x hex)")
+        })?;
+        if out.len() % codec::NARROW_LEN == 0 {
+            cols.push(cx.col(ts));
+        }
+        out.push(v);
+    }
+    if out.len() % codec::NARROW_LEN != 0 {
+        return Err(Diagnostic::encoding(format!(
+            "`.byte` holds {} byte(s): it takes whole 8-byte bundles",
+            out.len()
+        ))
+        .at(ln, cx.col(s))
+        .rule("bundle_length")
+        .expected("a multiple of 8 byte values"));
+    }
+    for (k, chunk) in out.chunks(codec::NARROW_LEN).enumerate() {
+        if chunk[0] & 0xf != 0xf {
+            return Err(Diagnostic::encoding(format!(
+                "bundle {} of `.byte` starts with format marker {:#x} (byte 0 bits 3:0): only \
+                 the 8-byte bundles, marker 0xf, have a known length",
+                k + 1,
+                chunk[0] & 0xf
+            ))
+            .at(ln, cols[k])
+            .rule("bundle_length")
+            .expected("0xf in bits 3:0 of each bundle's first byte"));
+        }
     }
     Ok(out)
 }

@@ -77,7 +77,7 @@ impl Isa for Model {
         let mut out = Vec::new();
         for item in asm::parse(text)? {
             match item {
-                Item::Bytes { bytes, .. } => out.push(bytes),
+                Item::Bytes { bytes, .. } => out.extend(bytes.chunks(8).map(<[u8]>::to_vec)),
                 Item::Bundle(b) => {
                     if b.ops.is_empty() {
                         return Err(Diagnostic::encoding(

@@ -359,3 +359,86 @@ fn no_validate_check_is_hard_wired() {
         assert!(passed && failed, "{name}: passed {passed}, failed {failed}");
     }
 }
+
+#[test]
+fn dot_byte_takes_whole_bundles_with_a_known_marker() {
+    let err = |t: &str| isa().asm(t).unwrap_err().to_string();
+    assert_eq!(
+        err(".byte2_"),
+        "<input>:1:1: error: `.byte2_` is not a directive: `.byte` is followed by a space and \
+         its values; expected `.byte` and whole 8-byte bundles, e.g. `.byte 0x0f, 0x03, 0x04, \
+         0x9c, 0x94, 0x5e, 0x9c, 0x02`"
+    );
+    assert_eq!(
+        err(".byte 2"),
+        "<input>:1:1: error: `.byte` holds 1 byte(s): it takes whole 8-byte bundles [rule: \
+         bundle_length]; expected a multiple of 8 byte values"
+    );
+    assert_eq!(
+        err("  .byte 0x0f, 3, 4, 0x9c, 0x94, 0x5e, 0x9c, 2, 0x0e, 0, 0, 0, 0, 0, 0, 0"),
+        "<input>:1:48: error: bundle 2 of `.byte` starts with format marker 0xe (byte 0 bits \
+         3:0): only the 8-byte bundles, marker 0xf, have a known length [rule: bundle_length]; \
+         expected 0xf in bits 3:0 of each bundle's first byte"
+    );
+    assert!(err(".byte").contains("`.byte` without values"));
+    assert!(err(".byte 2_, 0, 0, 0, 0, 0, 0, 0").contains("`2_` is not a byte value"));
+    assert!(err(".byte -1, 0, 0, 0, 0, 0, 0, 0").contains("`-1` is not a byte value"));
+    assert!(err(".byte 0x0f, 0x100, 0, 0, 0, 0, 0, 0").contains("`0x100` is not a byte value"));
+    assert!(err(".byte 0x0f,, 0, 0, 0, 0, 0, 0").contains("`` is not a byte value"));
+    // Whole bundles: one line of hex per bundle, and disasm reads them back.
+    let text = ".BYTE 0x0f, 3, 4, 0x9c, 0x94, 0x5e, 0x9c, 2, 0x1f, 0x03, 0x04, 0x9c, 0x94, \
+                0x5e, 0x9c, 0x03";
+    let out = isa().asm(text).unwrap();
+    assert_eq!(
+        out,
+        vec![
+            hex::decode("0f03049c945e9c02").unwrap(),
+            hex::decode("1f03049c945e9c03").unwrap()
+        ]
+    );
+    let lines = isa().disasm(&out.concat()).unwrap();
+    assert_eq!(lines[0], "IVP_SV2NX8_IP v0, a3, 0");
+    assert!(lines[1].starts_with(".byte 0x1f, 0x03"), "{lines:?}");
+    assert_eq!(isa().asm(&lines.join("\n")).unwrap(), out);
+}
+
+#[test]
+fn asm_and_disasm_round_trip_through_dot_byte() {
+    let mut x = xstore_core::bench::XorShift(0x9e37_79b9_7f4a_7c15);
+    for k in 0..2000 {
+        // Bytes -> disasm -> asm: every decodable stream comes back byte for byte.
+        let n = 1 + (x.next_u64() % 3) as usize;
+        let mut b = Vec::new();
+        for _ in 0..n {
+            let mut w = if k % 2 == 0 {
+                // Near the template, so that some bundles decode as IVP_SV2NX8_IP.
+                let mut t = codec::SV2NX8_IP_TEMPLATE;
+                t[0] |= (x.next_u64() as u8) & 0xf0;
+                t[1] = x.next_u64() as u8;
+                t[(x.next_u64() % 8) as usize] ^= (x.next_u64() % 2) as u8;
+                t
+            } else {
+                x.next_u64().to_le_bytes()
+            };
+            w[0] |= 0x0f;
+            b.extend_from_slice(&w);
+        }
+        let text = isa().disasm(&b).unwrap().join("\n");
+        assert_eq!(isa().asm(&text).unwrap().concat(), b, "{text}");
+        // .byte text -> asm -> disasm -> asm: what asm accepts, disasm reads back.
+        let vals: Vec<String> = b
+            .iter()
+            .map(|v| match x.next_u64() % 3 {
+                0 => format!("{v}"),
+                1 => format!("0x{v:x}"),
+                _ => format!("0X{v:02X}"),
+            })
+            .collect();
+        let text = format!(".byte {}", vals.join(", "));
+        let out = isa().asm(&text).unwrap();
+        assert!(out.iter().all(|l| l.len() == 8));
+        assert_eq!(out.concat(), b);
+        let back = isa().disasm(&out.concat()).unwrap().join("\n");
+        assert_eq!(isa().asm(&back).unwrap(), out, "{text}");
+    }
+}
