@@ -799,7 +799,7 @@ fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnost
         .at(ln, at)
         .expected(op.sig.text()));
     }
-    // The `t` forms: the mask may be written second (the source's sketch) or last.
+    // The `t` forms: the mask may be written second (the reference page's sketch) or last.
     if matches!(op.sig, Sig::VAImmB | Sig::VAAB)
         && matches!(classify(toks[1].text), Some((Class::Vbool, _, _)))
     {

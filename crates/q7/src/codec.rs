@@ -112,7 +112,7 @@ pub static SV2NX8_IP_FIELDS: &[Field] = &[
         24,
         24,
         FieldRole::Fixed,
-        "opcode selector / slot fill (fixed; the source's prose puts vt bit 4 here, its \
+        "opcode selector / slot fill (fixed; the reference page's prose puts vt bit 4 here, its \
          bytes do not)",
         Provenance::OBSERVED_HIGH,
     ),

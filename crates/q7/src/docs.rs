@@ -69,7 +69,7 @@ pub fn doc_tables() -> String {
     let total: usize = b07.iter().map(|o| o.fam.placements.formats.len()).sum();
     let _ = writeln!(
         s,
-        "\nPlacements in this table: {total} (the source states 746; see \"Decisions\").\n"
+        "\nPlacements in this table: {total} (the reference page states 746; see \"Decisions\").\n"
     );
 
     let _ = writeln!(s, "### Slots of the formats\n");

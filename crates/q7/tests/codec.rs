@@ -1,4 +1,4 @@
-//! The public bundle bytes (q7.md §1) both ways, the field table, unknown bundles.
+//! The public bundle bytes (docs/q7.md, "The codec") both ways, the field table, unknown bundles.
 
 use xstore_core::hex;
 use xstore_q7::codec::{self, Decoded, SV2NX8_IP_FIELDS};

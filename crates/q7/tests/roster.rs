@@ -107,7 +107,7 @@ fn placements_follow_the_source() {
             .iter()
             .all(|f| f.slot().contains("_s0_")));
     }
-    // The documented total (the source states 746).
+    // The documented total (the reference page states 746).
     let total: usize = roster::roster()
         .iter()
         .filter(|o| o.is_b07())
@@ -126,9 +126,9 @@ fn selector_words_match_the_source() {
             .f0_word()
             .unwrap()
     };
-    // Post-increment is bit 0x100 (source §3.3).
+    // Post-increment is bit 0x100 (reference page §3.3).
     assert_eq!(w("IVP_SV2NX8_XP") - w("IVP_SV2NX8_X"), 0x100);
-    // The +0x40000 data-shape ladder (source §3.2).
+    // The +0x40000 data-shape ladder (reference page §3.2).
     let ladder = [
         "IVP_SV2NX8_I",
         "IVP_SVNX8S_I",
