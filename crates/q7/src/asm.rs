@@ -6,13 +6,15 @@
 //! ```text
 //! line     := [item] [comment]
 //! comment  := '#' … | '//' …
-//! item     := op | [FORMAT] '{' slotop (';' slotop)* '}' | '.byte' num (',' num)*
-//! slotop   := ['s' digit ':'] op
+//! item     := op | [FORMAT] '{' slotop (';' slotop)* '}' | '.byte' byte (',' byte)*
+//! slotop   := ['s' digits ':'] op
 //! op       := 'nop' | MNEMONIC [operand (',' operand)*]
 //! operand  := 'v'0..31 | 'vb'0..15 | 'u'0..3 | 'a'0..15 | ['-'|'+'] (decimal | '0x' hex)
 //! FORMAT   := F0 | F1 | F2 | F3 | F4 | F6 | F7 | N0 | N1 | N2
+//! byte     := decimal 0..=255 | '0x' hex{1,2}    # whole 8-byte bundles, marker 0xf
 //! ```
 
+use crate::codec;
 use crate::roster::{self, Format, Kind, Sig};
 use xstore_core::Diagnostic;
 
@@ -85,6 +87,9 @@ pub struct Bundle {
     pub col: u32,
     /// Column of each op's mnemonic.
     pub op_cols: Vec<u32>,
+    /// Slots the bundle occupies: its operation count (nops included), or one
+    /// more than its highest `sN:` when that is larger.
+    pub slots: u8,
 }
 
 impl Bundle {
@@ -119,8 +124,53 @@ pub enum Item {
     },
 }
 
-fn col_of(line: &str, byte: usize) -> u32 {
-    line[..byte].chars().count() as u32 + 1
+thread_local! {
+    static COLUMN_WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn work(n: usize) {
+    COLUMN_WORK.with(|w| w.set(w.get() + n as u64));
+}
+
+/// Units of work the parser has spent on column positions on this thread: one
+/// per byte of a line it indexes and one per look-up. The tests hold column
+/// computation linear in the length of a line with it.
+pub fn column_work() -> u64 {
+    COLUMN_WORK.with(|w| w.get())
+}
+
+/// The 1-based column (in characters) of every byte offset of one line, built
+/// in one pass, so each look-up is O(1) however long the line.
+struct Cols<'a> {
+    line: &'a str,
+    /// Characters before each byte offset; empty when the line is ASCII.
+    chars_before: Vec<u32>,
+}
+
+impl<'a> Cols<'a> {
+    fn new(line: &'a str) -> Self {
+        work(line.len());
+        let mut chars_before = Vec::new();
+        if !line.is_ascii() {
+            chars_before = vec![0; line.len() + 1];
+            let mut n = 0;
+            for (i, ch) in line.char_indices() {
+                chars_before[i..i + ch.len_utf8()].fill(n);
+                n += 1;
+            }
+            chars_before[line.len()] = n;
+        }
+        Cols { line, chars_before }
+    }
+
+    fn col(&self, byte: usize) -> u32 {
+        work(1);
+        if self.chars_before.is_empty() {
+            byte as u32 + 1
+        } else {
+            self.chars_before[byte] + 1
+        }
+    }
 }
 
 /// Parse a whole text. Errors are located at (line, col) of the text.
@@ -156,22 +206,32 @@ fn trim_range(line: &str, start: usize, end: usize) -> (usize, usize) {
     (start + lead, end - trail)
 }
 
+/// One operation of a bundle as written: its slot prefix and column.
+struct Entry {
+    /// `sN:` written before it: (N, column of the prefix).
+    slot: Option<(u32, u32)>,
+    col: u32,
+    /// The op is a B07 store (it issues in s0).
+    store: bool,
+}
+
 fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
     let line = strip_comment(full);
     let (s, e) = trim_range(line, 0, line.len());
     if s == e {
         return Ok(None);
     }
+    let cx = Cols::new(line);
     let body = &line[s..e];
     if body
         .get(..5)
         .is_some_and(|p| p.eq_ignore_ascii_case(".byte"))
     {
-        return parse_bytes(line, s + 5, e, ln).map(|b| {
+        return parse_bytes(&cx, s, e, ln).map(|b| {
             Some(Item::Bytes {
                 bytes: b,
                 line: ln,
-                col: col_of(line, s),
+                col: cx.col(s),
             })
         });
     }
@@ -181,7 +241,7 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
             let name = &line[ps..pe];
             Some(Format::parse(name).ok_or_else(|| {
                 Diagnostic::syntax(format!("unknown FLIX format `{name}`"))
-                    .at(ln, col_of(line, ps))
+                    .at(ln, cx.col(ps))
                     .expected("F0, F1, F2, F3, F4, F6, F7, N0, N1 or N2")
             })?)
         } else {
@@ -189,60 +249,83 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
         };
         let close = line[open..e].find('}').map(|p| p + open).ok_or_else(|| {
             Diagnostic::syntax("the bundle has no closing `}`")
-                .at(ln, col_of(line, e))
+                .at(ln, cx.col(e))
                 .expected("`{ op ; op }` on one line")
         })?;
         if close + 1 != e {
-            return Err(Diagnostic::syntax("text after the bundle's closing `}`")
-                .at(ln, col_of(line, close + 1)));
+            return Err(
+                Diagnostic::syntax("text after the bundle's closing `}`").at(ln, cx.col(close + 1))
+            );
         }
-        let mut segs = Vec::new();
-        let mut start = open + 1;
-        for (i, ch) in line[open + 1..close].char_indices() {
-            if ch == ';' {
-                segs.push((start, open + 1 + i));
-                start = open + 1 + i + 1;
-            }
-        }
-        segs.push((start, close));
         let mut b = Bundle {
             ops: Vec::new(),
             nops: 0,
             format,
             braced: true,
             line: ln,
-            col: col_of(line, s),
+            col: cx.col(s),
             op_cols: Vec::new(),
+            slots: 0,
         };
-        let mut slots = Vec::new();
-        for (a, z) in segs {
+        // No format has more slots than this: a longer bundle is rejected at
+        // its first surplus operation, before the rest of the line is parsed.
+        let most = roster::max_slots(&[]);
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut op_slots = Vec::new();
+        let mut start = open + 1;
+        for seg in line[open + 1..close].split(';') {
+            let (a, z) = (start, start + seg.len());
+            start = z + 1;
             let (ts, te) = trim_range(line, a, z);
             if ts == te {
                 return Err(Diagnostic::syntax("empty slot in the bundle")
-                    .at(ln, col_of(line, ts))
+                    .at(ln, cx.col(ts))
                     .expected("an instruction or `nop` between `;`"));
             }
-            let (inst, slot, col) = parse_op(line, ts, te, ln)?;
+            if entries.len() == most.count as usize {
+                return Err(Diagnostic::rule_broken(
+                    "bundle_slots",
+                    format!(
+                        "operation {} of the bundle: no format has more than {} slots",
+                        entries.len() + 1,
+                        most.count
+                    ),
+                )
+                .at(ln, cx.col(ts))
+                .provenance(most.prov)
+                .expected(format!(
+                    "at most {} operations (nop included), one per slot s0..s{}",
+                    most.count,
+                    most.count - 1
+                )));
+            }
+            let (inst, slot, col) = parse_op(&cx, ts, te, ln)?;
+            entries.push(Entry {
+                slot,
+                col,
+                store: inst.is_some_and(|i| i.op().is_b07()),
+            });
             match inst {
                 Some(i) => {
                     b.ops.push(i);
                     b.op_cols.push(col);
-                    slots.push(slot);
+                    op_slots.push(slot);
                 }
                 None => b.nops += 1,
             }
         }
-        check_bundle(&b, &slots)?;
+        check_slots(&mut b, &entries)?;
+        check_bundle(&b, &op_slots)?;
         return Ok(Some(Item::Bundle(b)));
     }
     if let Some(p) = line[s..e].find(['}', ';']) {
         return Err(
             Diagnostic::syntax(format!("`{}` outside a bundle", &line[s + p..s + p + 1]))
-                .at(ln, col_of(line, s + p))
+                .at(ln, cx.col(s + p))
                 .hint("write a bundle as `{ op ; op }`"),
         );
     }
-    let (inst, slot, col) = parse_op(line, s, e, ln)?;
+    let (inst, slot, col) = parse_op(&cx, s, e, ln)?;
     if let Some((_, c)) = slot {
         return Err(
             Diagnostic::syntax("a slot name is only meaningful inside a bundle `{ … }`").at(ln, c),
@@ -256,6 +339,7 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
         line: ln,
         col,
         op_cols: Vec::new(),
+        slots: 1,
     };
     match inst {
         Some(i) => {
@@ -267,7 +351,87 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
     Ok(Some(Item::Bundle(b)))
 }
 
-fn check_bundle(b: &Bundle, slots: &[Option<(u8, u32)>]) -> Result<(), Diagnostic> {
+/// The slot rules of a bundle: every `sN:` names a slot of the bundle's format
+/// and is used once, the bundle holds no more operations than the format has
+/// slots, and a store written without a prefix finds s0 free. Records the slots
+/// the bundle occupies in `b.slots`.
+fn check_slots(b: &mut Bundle, entries: &[Entry]) -> Result<(), Diagnostic> {
+    let store = b.store().map(|i| i.op());
+    let formats: Vec<Format> = match (b.format, store) {
+        (Some(f), _) => vec![f],
+        (None, Some(op)) => op.fam.placements.formats.to_vec(),
+        (None, None) => Vec::new(),
+    };
+    let most = roster::max_slots(&formats);
+    let n = most.count as u32;
+    let which = match (b.format, store) {
+        (Some(f), _) => format!("format {}", f.name()),
+        (None, Some(op)) if !formats.is_empty() => {
+            format!("any format that can hold {}", op.name)
+        }
+        _ => "any format".to_string(),
+    };
+    let ln = b.line;
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    for x in entries {
+        let Some((s, c)) = x.slot else { continue };
+        if s >= n {
+            return Err(Diagnostic::rule_broken(
+                "bundle_slots",
+                format!(
+                    "slot s{s} does not exist in {which}: its slots are s0..s{}",
+                    n - 1
+                ),
+            )
+            .at(ln, c)
+            .provenance(most.prov)
+            .expected(format!("s0..s{}", n - 1)));
+        }
+        if let Some(&(_, c0)) = seen.iter().find(|(t, _)| *t == s) {
+            return Err(Diagnostic::rule_broken(
+                "bundle_slots",
+                format!("slot s{s} is used twice in the bundle: at {ln}:{c0} and at {ln}:{c}"),
+            )
+            .at(ln, c)
+            .expected("one operation per slot"));
+        }
+        seen.push((s, c));
+    }
+    if entries.len() > n as usize {
+        return Err(Diagnostic::rule_broken(
+            "bundle_slots",
+            format!(
+                "the bundle holds {} operations (nop included), more than the {n} slots of {which}",
+                entries.len()
+            ),
+        )
+        .at(ln, entries[n as usize].col)
+        .provenance(most.prov)
+        .expected(format!(
+            "at most {n} operations, one per slot s0..s{}",
+            n - 1
+        )));
+    }
+    if let Some(x) = entries.iter().find(|x| x.store && x.slot.is_none()) {
+        if let Some(&(_, c0)) = seen.iter().find(|(t, _)| *t == 0) {
+            return Err(Diagnostic::rule_broken(
+                "bundle_slots",
+                format!(
+                    "{} issues in slot s0, the only store slot, but `s0:` at {ln}:{c0} holds \
+                     another operation",
+                    store.map(|o| o.name.as_str()).unwrap_or("the store")
+                ),
+            )
+            .at(ln, x.col)
+            .expected("s0 free for the store"));
+        }
+    }
+    let highest = seen.iter().map(|&(s, _)| s + 1).max().unwrap_or(0) as usize;
+    b.slots = entries.len().max(highest) as u8;
+    Ok(())
+}
+
+fn check_bundle(b: &Bundle, slots: &[Option<(u32, u32)>]) -> Result<(), Diagnostic> {
     let mut stores = 0;
     for (k, inst) in b.ops.iter().enumerate() {
         let op = inst.op();
@@ -301,8 +465,8 @@ fn check_bundle(b: &Bundle, slots: &[Option<(u8, u32)>]) -> Result<(), Diagnosti
             }
         }
         if let Some(f) = b.format {
-            if !op.fam.placements.contains(&f) {
-                let names: Vec<&str> = op.fam.placements.iter().map(|f| f.name()).collect();
+            if !op.fam.placements.formats.contains(&f) {
+                let names: Vec<&str> = op.fam.placements.formats.iter().map(|f| f.name()).collect();
                 return Err(Diagnostic::rule_broken(
                     "placement",
                     format!("{} has no placement in format {}", op.name, f.name()),
@@ -335,29 +499,85 @@ fn check_bundle(b: &Bundle, slots: &[Option<(u8, u32)>]) -> Result<(), Diagnosti
     Ok(())
 }
 
-fn parse_bytes(line: &str, s: usize, e: usize, ln: u32) -> Result<Vec<u8>, Diagnostic> {
-    let mut out = Vec::new();
-    let mut start = s;
-    let text = &line[s..e];
-    let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for (i, ch) in text.char_indices() {
-        if ch == ',' {
-            cuts.push((start, s + i));
-            start = s + i + 1;
-        }
+/// A `.byte` value: decimal 0..=255 or `0x` and one or two hex digits; no sign,
+/// no separators.
+fn byte_value(tok: &str) -> Option<u8> {
+    let (digits, radix) = match tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
+        Some(h) if (1..=2).contains(&h.len()) => (h, 16),
+        Some(_) => return None,
+        None if (1..=3).contains(&tok.len()) => (tok, 10),
+        None => return None,
+    };
+    if !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
     }
-    cuts.push((start, e));
-    for (a, z) in cuts {
-        let (ts, te) = trim_range(line, a, z);
+    u8::from_str_radix(digits, radix).ok()
+}
+
+/// `.byte` at `line[s..e]`: whole 8-byte bundles, each starting with the format
+/// marker 0xf (the only bundles whose length is known), so that what `asm`
+/// writes, `disasm` reads back.
+fn parse_bytes(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Vec<u8>, Diagnostic> {
+    let line = cx.line;
+    let after = s + ".byte".len();
+    if line[after..e]
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace())
+    {
+        let end = line[s..e].find(char::is_whitespace).map_or(e, |p| s + p);
+        return Err(Diagnostic::syntax(format!(
+            "`{}` is not a directive: `.byte` is followed by a space and its values",
+            &line[s..end]
+        ))
+        .at(ln, cx.col(s))
+        .expected("`.byte` and whole 8-byte bundles, e.g. `.byte 0x0f, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x02`"));
+    }
+    let (vs, ve) = trim_range(line, after, e);
+    if vs == ve {
+        return Err(Diagnostic::syntax("`.byte` without values")
+            .at(ln, cx.col(e))
+            .rule("bundle_length")
+            .expected("whole 8-byte bundles: a multiple of 8 byte values"));
+    }
+    let mut out = Vec::new();
+    let mut cols = Vec::new();
+    let mut start = vs;
+    for tok in line[vs..ve].split(',') {
+        let (ts, te) = trim_range(line, start, start + tok.len());
+        start += tok.len() + 1;
         let tok = &line[ts..te];
-        let v = parse_int(tok)
-            .filter(|v| (0..=255).contains(v))
-            .ok_or_else(|| {
-                Diagnostic::syntax(format!("`{tok}` is not a byte value"))
-                    .at(ln, col_of(line, ts))
-                    .expected("0..=255 (decimal or 0x hex)")
-            })?;
-        out.push(v as u8);
+        let v = byte_value(tok).ok_or_else(|| {
+            Diagnostic::syntax(format!("`{tok}` is not a byte value"))
+                .at(ln, cx.col(ts))
+                .expected("0..=255 (decimal or 0x hex)")
+        })?;
+        if out.len() % codec::NARROW_LEN == 0 {
+            cols.push(cx.col(ts));
+        }
+        out.push(v);
+    }
+    if out.len() % codec::NARROW_LEN != 0 {
+        return Err(Diagnostic::encoding(format!(
+            "`.byte` holds {} byte(s): it takes whole 8-byte bundles",
+            out.len()
+        ))
+        .at(ln, cx.col(s))
+        .rule("bundle_length")
+        .expected("a multiple of 8 byte values"));
+    }
+    for (k, chunk) in out.chunks(codec::NARROW_LEN).enumerate() {
+        if chunk[0] & 0xf != 0xf {
+            return Err(Diagnostic::encoding(format!(
+                "bundle {} of `.byte` starts with format marker {:#x} (byte 0 bits 3:0): only \
+                 the 8-byte bundles, marker 0xf, have a known length",
+                k + 1,
+                chunk[0] & 0xf
+            ))
+            .at(ln, cols[k])
+            .rule("bundle_length")
+            .expected("0xf in bits 3:0 of each bundle's first byte"));
+        }
     }
     Ok(out)
 }
@@ -474,9 +694,10 @@ fn operand(op_name: &str, idx: usize, want: Class, t: &Tok, ln: u32) -> Result<i
 }
 
 /// Parse one op at `line[s..e]` (trimmed). Returns (inst or None for nop, slot, col).
-type ParsedOp = (Option<Inst>, Option<(u8, u32)>, u32);
+type ParsedOp = (Option<Inst>, Option<(u32, u32)>, u32);
 
-fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnostic> {
+fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnostic> {
+    let line = cx.line;
     let mut s = s;
     let mut slot = None;
     if let Some(p) = line[s..e].find(':') {
@@ -485,17 +706,17 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
         let n = name
             .strip_prefix('s')
             .filter(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit()))
-            .and_then(|r| r.parse::<u8>().ok())
+            .and_then(|r| r.parse::<u32>().ok())
             .ok_or_else(|| {
                 Diagnostic::syntax(format!("`{}` is not a slot name", &line[ps..pe]))
-                    .at(ln, col_of(line, ps))
+                    .at(ln, cx.col(ps))
                     .expected("s0, s1, …")
             })?;
-        slot = Some((n, col_of(line, ps)));
+        slot = Some((n, cx.col(ps)));
         s = trim_range(line, s + p + 1, e).0;
         if s == e {
             return Err(Diagnostic::syntax("a slot name without an instruction")
-                .at(ln, col_of(line, s))
+                .at(ln, cx.col(s))
                 .expected("`sN: op`"));
         }
     }
@@ -504,10 +725,10 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
         .map(|p| s + p)
         .unwrap_or(e);
     let mn = &line[s..mn_end];
-    let col = col_of(line, s);
+    let col = cx.col(s);
     if mn.eq_ignore_ascii_case("nop") {
         if mn_end != e {
-            return Err(Diagnostic::syntax("`nop` takes no operands").at(ln, col_of(line, mn_end)));
+            return Err(Diagnostic::syntax("`nop` takes no operands").at(ln, cx.col(mn_end)));
         }
         return Ok((None, slot, col));
     }
@@ -540,12 +761,12 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
             let (ts, te) = trim_range(line, a, z);
             if ts == te {
                 return Err(Diagnostic::syntax("empty operand")
-                    .at(ln, col_of(line, ts))
+                    .at(ln, cx.col(ts))
                     .expected(format!("{} operands: {}", op.name, op.sig.text())));
             }
             toks.push(Tok {
                 text: &line[ts..te],
-                col: col_of(line, ts),
+                col: cx.col(ts),
             });
         }
     }
@@ -578,7 +799,7 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
         .at(ln, at)
         .expected(op.sig.text()));
     }
-    // The `t` forms: the mask may be written second (the source's sketch) or last.
+    // The `t` forms: the mask may be written second (the reference page's sketch) or last.
     if matches!(op.sig, Sig::VAImmB | Sig::VAAB)
         && matches!(classify(toks[1].text), Some((Class::Vbool, _, _)))
     {
@@ -629,7 +850,7 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
         }
         Sig::U => inst.u = vals[0] as u8,
     }
-    if let Some((scale, min, max, _)) = op.imm_rule() {
+    if let Some((scale, min, max, rule)) = op.imm_rule() {
         let k = classes
             .iter()
             .position(|&c| c == Class::Imm)
@@ -639,9 +860,7 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
             let why = if v % scale != 0 {
                 format!("is not a multiple of {scale}")
             } else if v == min - scale {
-                format!(
-                    "is field value -8 x {scale}, which the vendor assembler rejects (source §3.3)"
-                )
+                format!("is field value -8 x {scale}, {}", rule.minus8)
             } else {
                 "is outside the signed 4-bit field".to_string()
             };
@@ -649,7 +868,9 @@ fn parse_op(line: &str, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnos
                 Diagnostic::range(format!("immediate {v} of {} {why}", op.name))
                     .at(ln, toks[k].col)
                     .rule("imm_scaled_4bit")
-                    .expected(format!("a multiple of {scale} in [{min}, {max}]")),
+                    .provenance(rule.prov)
+                    .expected(format!("a multiple of {scale} in [{min}, {max}]"))
+                    .hint(rule.basis),
             );
         }
     }

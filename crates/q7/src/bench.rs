@@ -28,6 +28,7 @@ fn inst(name: &str, src: u8, u: u8, base: u8, off: Off) -> Bundle {
         line: 0,
         col: 0,
         op_cols: vec![0],
+        slots: 1,
     }
 }
 

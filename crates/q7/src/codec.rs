@@ -1,5 +1,5 @@
 //! The bundle codec. Complete bytes are public for one bundle only: the narrow
-//! 8-byte bundle of `IVP_SV2NX8_IP` (q7.md §1, source §3.4). Its field table
+//! 8-byte bundle of `IVP_SV2NX8_IP` (the reference page §3.4). Its field table
 //! drives the encoder, the decoder, `explain` and the docs; every other op is
 //! reported as "encoding not known", and unknown bundles keep their bytes.
 
@@ -10,6 +10,10 @@ use xstore_core::{Diagnostic, Provenance};
 
 /// The known bundle's bytes with every operand field zero (memory order).
 pub const SV2NX8_IP_TEMPLATE: [u8; 8] = [0x0f, 0x00, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x02];
+
+/// Which bundles have public bytes: the narrow bundle of `IVP_SV2NX8_IP` only,
+/// the vendor assembler's live output recorded by the reference page (§3.4).
+pub const PUBLIC_BYTES: Provenance = Provenance::OBSERVED_HIGH;
 
 /// Length of the only known bundle format (byte0 low nibble 0xf).
 pub const NARROW_LEN: usize = 8;
@@ -108,7 +112,7 @@ pub static SV2NX8_IP_FIELDS: &[Field] = &[
         24,
         24,
         FieldRole::Fixed,
-        "opcode selector / slot fill (fixed; the source's prose puts vt bit 4 here, its \
+        "opcode selector / slot fill (fixed; the reference page's prose puts vt bit 4 here, its \
          bytes do not)",
         Provenance::OBSERVED_HIGH,
     ),
@@ -140,6 +144,14 @@ pub static SV2NX8_IP_FIELDS: &[Field] = &[
 
 fn template_word() -> u64 {
     u64::from_le_bytes(SV2NX8_IP_TEMPLATE)
+}
+
+/// The format-marker field (byte 0 bits 3:0).
+pub fn format_field() -> &'static Field {
+    SV2NX8_IP_FIELDS
+        .iter()
+        .find(|f| f.name == "format")
+        .expect("the field table has the format marker")
 }
 
 fn field(role: FieldRole) -> &'static Field {

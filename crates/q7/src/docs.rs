@@ -4,7 +4,7 @@ use crate::asm::{Inst, Off};
 use crate::codec::{self, SV2NX8_IP_FIELDS};
 use crate::explain::placements_text;
 use crate::lint::RULES;
-use crate::roster::{self, Group, ALIASES, FAMILIES, SELECTORS};
+use crate::roster::{self, Group, ALIASES, FAMILIES, IMM_RULES, MISALIGNED, SELECTORS};
 use std::fmt::Write;
 
 use xstore_core::docgen::cell as esc;
@@ -37,7 +37,7 @@ pub fn doc_tables() -> String {
             .f0_word()
             .map(|w| format!("{w:#010x}"))
             .unwrap_or_else(|| "–".into());
-        let places: Vec<&str> = op.fam.placements.iter().map(|f| f.name()).collect();
+        let places: Vec<&str> = op.fam.placements.formats.iter().map(|f| f.name()).collect();
         let _ = writeln!(
             s,
             "| {} | {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} / {} |",
@@ -66,17 +66,33 @@ pub fn doc_tables() -> String {
             op.fam.sem_prov
         );
     }
-    let total: usize = b07.iter().map(|o| o.fam.placements.len()).sum();
+    let total: usize = b07.iter().map(|o| o.fam.placements.formats.len()).sum();
     let _ = writeln!(
         s,
-        "\nPlacements in this table: {total} (the source states 746; see \"Decisions\").\n"
+        "\nPlacements in this table: {total} (the reference page states 746; see \"Decisions\").\n"
     );
 
     let _ = writeln!(s, "### Slots of the formats\n");
-    let _ = writeln!(s, "| format | s0 slot | bundle bytes |");
-    let _ = writeln!(s, "|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| format | s0 slot | bundle bytes | slots | provenance |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
     for f in roster::Format::ALL {
-        let _ = writeln!(s, "| {} | {} | {} |", f.name(), f.slot(), f.bytes());
+        let n = f.slots();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} (s0..s{}) | {} |",
+            f.name(),
+            f.slot(),
+            f.bytes(),
+            n.count,
+            n.count - 1,
+            n.prov
+        );
+    }
+    for n in [&roster::WIDE_SLOTS, &roster::NARROW_SLOTS] {
+        let _ = writeln!(s, "\n{} slots ({}): {}.", n.count, n.prov, esc(n.basis));
     }
 
     let _ = writeln!(s, "\n### Selector words\n");
@@ -97,7 +113,7 @@ pub fn doc_tables() -> String {
     let _ = writeln!(s, "\n### Semantics by family\n");
     let _ = writeln!(
         s,
-        "| family | modes | semantics | provenance | source 003 says |"
+        "| family | modes | semantics | provenance | the reference page says |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|");
     for f in FAMILIES {
@@ -113,8 +129,94 @@ pub fn doc_tables() -> String {
             },
             esc(f.semantics),
             f.sem_prov,
-            f.source_claim.map(esc).unwrap_or_else(|| "(agrees)".into())
+            f.source_claim
+                .map(|c| format!("{}: {} ({})", c.cite, esc(c.text), c.prov))
+                .unwrap_or_else(|| "(agrees)".into())
         );
+    }
+
+    let _ = writeln!(s, "\n### Provenance by family\n");
+    let _ = writeln!(
+        s,
+        "Each fact `explain` shows carries the provenance of the column that holds it.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| family | mnemonics | operands | addressing | store image, semantics | placements | predicate lanes |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for f in FAMILIES {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            f.family,
+            f.prov,
+            f.sig_prov,
+            f.agu_prov,
+            f.sem_prov,
+            f.placements.prov,
+            f.pred_prov
+                .map(|p| format!("{} ({})", f.pred_lanes, p))
+                .unwrap_or_else(|| "–".into())
+        );
+    }
+
+    let _ = writeln!(s, "\n### Placement sets\n");
+    let _ = writeln!(s, "| families | formats | provenance | basis |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    let mut sets: Vec<&roster::Placements> = Vec::new();
+    for f in FAMILIES {
+        if !sets.iter().any(|p| std::ptr::eq(*p, f.placements)) {
+            sets.push(f.placements);
+        }
+    }
+    for p in sets {
+        let fams: Vec<&str> = FAMILIES
+            .iter()
+            .filter(|f| std::ptr::eq(f.placements, p))
+            .map(|f| f.family)
+            .collect();
+        let formats: Vec<&str> = p.formats.iter().map(|f| f.name()).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            fams.join(", "),
+            if formats.is_empty() {
+                "–".to_string()
+            } else {
+                formats.join(" ")
+            },
+            p.prov,
+            esc(p.basis)
+        );
+    }
+
+    let _ = writeln!(s, "\n### Immediates\n");
+    let _ = writeln!(
+        s,
+        "A signed 4-bit field scaled by the store size; the field value -8 is rejected for \
+         every form. Misaligned addresses of aligned stores: an address that is not a multiple \
+         of the alignment {} ({}).\n",
+        esc(MISALIGNED.text),
+        MISALIGNED.prov
+    );
+    let _ = writeln!(s, "| forms | provenance | basis |");
+    let _ = writeln!(s, "|---|---|---|");
+    for r in &IMM_RULES {
+        let _ = writeln!(s, "| {} | {} | {} |", esc(r.covers), r.prov, esc(r.basis));
+    }
+    for r in &IMM_RULES {
+        if let Some(c) = r.conflict {
+            let _ = writeln!(
+                s,
+                "\nThe reference page contradicts itself on -448 for {}:\n",
+                r.covers
+            );
+            for cl in &c.claims {
+                let _ = writeln!(s, "- {} ({}): {}", cl.cite, cl.prov, esc(cl.text));
+            }
+            let _ = writeln!(s, "- the model ({}): {}", c.choice.prov, esc(c.choice.text));
+        }
     }
 
     let _ = writeln!(s, "\n### Aliases (C-intrinsic spellings)\n");

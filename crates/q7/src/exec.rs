@@ -1,4 +1,4 @@
-//! The executor (q7.md §4): registers, the AGU, the store images, predication,
+//! The executor (docs/q7.md, "Semantics"): registers, the AGU, the store images, predication,
 //! and the valign stream. Every bundle's memory effect is probed as a whole and
 //! then applied; registers change only after a clean commit, so a fault changes
 //! nothing.

@@ -1,7 +1,7 @@
 //! `explain` for a mnemonic (or alias) and for bundle bytes, and `validate`.
 
 use crate::codec::{self, Decoded, FieldRole, SV2NX8_IP_FIELDS};
-use crate::roster::{self, Op, Sig};
+use crate::roster::{self, Op, Sig, MISALIGNED};
 use xstore_core::hex::bits;
 use xstore_core::report::{Check, CheckOrigin, ExplainField, Explanation, Validation};
 use xstore_core::{Diagnostic, Provenance};
@@ -21,36 +21,22 @@ fn f(
     }
 }
 
-/// Addressing text of a mode.
-pub fn mode_text(op: &Op) -> &'static str {
-    use roster::Mode::*;
-    match (op.kind(), op.mode) {
-        (roster::Kind::Stream, _) => "ea = a, then a += VB (no immediate operand)",
-        (roster::Kind::StreamVar, _) => "ea = a, then a += clamp(a2, 0, VB)",
-        (_, I) => "_i: ea = a + imm",
-        (_, Ip) => "_ip: ea = a, then a += imm",
-        (_, X) => "_x: ea = a + a2",
-        (_, Xp) => "_xp: ea = a, then a += a2",
-        (_, Fp) => "_fp: flush; a is not changed",
-        (_, Fpxp) => "_fpxp: flush, then a += a2",
-        (_, Plain) => "no address",
-    }
-}
-
 /// Placements of an op as text.
 pub fn placements_text(op: &Op) -> String {
-    if op.fam.placements.is_empty() {
-        return "not part of B07: placements not given by the sources".into();
+    if op.fam.placements.formats.is_empty() {
+        return op.fam.placements.basis.into();
     }
     op.fam
         .placements
+        .formats
         .iter()
         .map(|f| format!("{} ({})", f.name(), f.slot()))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// Explain a mnemonic or alias.
+/// Explain a mnemonic or alias. Every row's provenance is that of the table row
+/// holding its fact.
 pub fn mnemonic(name: &str) -> Option<Explanation> {
     let (idx, alias) = roster::lookup(name)?;
     let op = &roster::roster()[idx];
@@ -64,17 +50,22 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
             a.prov,
         ));
     }
+    let mode = match op.mode {
+        roster::Mode::Plain => "no addressing mode".to_string(),
+        m => format!("{} mode", m.suffix().trim_start_matches('_')),
+    };
     fields.push(f(
         "group",
         fam.group.name(),
-        format!(
-            "family {} ({} mode)",
-            fam.family,
-            op.mode.suffix().trim_start_matches('_')
-        ),
+        format!("family {} ({mode})", fam.family),
         fam.prov,
     ));
-    fields.push(f("operands", op.sig.text(), sig_meaning(op.sig), fam.prov));
+    fields.push(f(
+        "operands",
+        op.sig.text(),
+        sig_meaning(op.sig),
+        fam.sig_prov,
+    ));
     if !fam.conv.is_empty() {
         fields.push(f(
             "store image",
@@ -89,46 +80,75 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
         "how the source register is read",
         fam.sem_prov,
     ));
-    if op.predicated() {
+    if let Some(p) = fam.pred_prov {
         fields.push(f(
             "predicate",
             format!("{} lanes", fam.pred_lanes),
             "lane i is written only when vbool bit i is set (bit i = lane i)",
-            if fam.pred_lanes == 64 {
-                Provenance::OBSERVED_HIGH
-            } else {
-                Provenance::Assumed
-            },
+            p,
         ));
     }
     fields.push(f(
         "addressing",
         op.mode.suffix(),
-        mode_text(op),
-        Provenance::OBSERVED_HIGH,
+        op.agu_text(),
+        fam.agu_prov,
     ));
-    if let Some((scale, min, max, p)) = op.imm_rule() {
+    if let Some((scale, min, max, rule)) = op.imm_rule() {
         fields.push(f(
             "immediate",
             format!("multiple of {scale}"),
-            format!("signed 4-bit field x {scale}: [{min}, {max}]"),
-            p,
+            format!(
+                "signed 4-bit field x {scale}: [{min}, {max}] (field value -8, {}, {}); {}",
+                min - scale,
+                rule.minus8,
+                rule.basis
+            ),
+            rule.prov,
+        ));
+        if let Some(c) = rule.conflict {
+            fields.push(f(
+                "immediate choice",
+                format!("{min}"),
+                c.choice.text,
+                c.choice.prov,
+            ));
+            for claim in &c.claims {
+                fields.push(f("immediate claim", claim.cite, claim.text, claim.prov));
+            }
+        }
+    }
+    if matches!(
+        op.kind(),
+        roster::Kind::Store | roster::Kind::MaskStore | roster::Kind::Salign
+    ) {
+        let align = match fam.conv {
+            roster::Conv::Spill => 64,
+            c => c.len(),
+        };
+        fields.push(f(
+            "misaligned",
+            format!("align {align}"),
+            format!(
+                "an ea that is not a multiple of {align} {}",
+                MISALIGNED.text
+            ),
+            MISALIGNED.prov,
         ));
     }
     fields.push(f("semantics", "model", fam.semantics, fam.sem_prov));
     if let Some(c) = fam.source_claim {
-        fields.push(f(
-            "source claim",
-            "source 003",
-            c,
-            Provenance::OBSERVED_HIGH,
-        ));
+        fields.push(f("source claim", c.cite, c.text, c.prov));
     }
     fields.push(f(
         "placements",
-        format!("{}", fam.placements.len()),
-        placements_text(op),
-        fam.prov,
+        format!("{}", fam.placements.formats.len()),
+        if fam.placements.formats.is_empty() {
+            placements_text(op)
+        } else {
+            format!("{}: {}", placements_text(op), fam.placements.basis)
+        },
+        fam.placements.prov,
     ));
     for s in op.selectors() {
         let mut m = format!("word0 of the {} encode thunk", s.format.slot());
@@ -138,15 +158,17 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
         fields.push(f("selector", format!("{:#010x}", s.word0), m, s.prov));
     }
     if op.selectors().next().is_none() && op.is_b07() {
+        // The roster row of the mnemonic holds the absence.
         fields.push(f(
             "selector",
             "unknown",
-            "no selector word of this mnemonic is public",
-            Provenance::Assumed,
+            "the reference page gives no selector word for this mnemonic",
+            fam.prov,
         ));
     }
-    let enc = if idx as u16 == codec::sv2nx8_ip() {
-        "the narrow 8-byte bundle is known byte-exactly (q7.md §1)".to_string()
+    let known = idx as u16 == codec::sv2nx8_ip();
+    let enc = if known {
+        "the narrow 8-byte bundle is known byte-exactly (docs/q7.md, \"The codec\")".to_string()
     } else {
         format!(
             "encoding of {} is not known for this configuration: no complete bundle bytes are \
@@ -156,19 +178,16 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
     };
     fields.push(f(
         "encoding",
-        if idx as u16 == codec::sv2nx8_ip() {
-            "known"
-        } else {
-            "unknown"
-        },
+        if known { "known" } else { "unknown" },
         enc,
-        Provenance::OBSERVED_HIGH,
+        codec::PUBLIC_BYTES,
     ));
     let mut notes = Vec::new();
     if fam.source_claim.is_some() {
         notes.push(
-            "the model follows the public evidence where it contradicts the source's prose \
-             (q7.md §3); the source's claim is shown above"
+            "the model follows the public evidence where it contradicts the reference page's \
+             prose (docs/q7.md, \"Where public code overrides the reference page\"); the \
+             page's claim is shown above"
                 .to_string(),
         );
     }
@@ -223,17 +242,30 @@ pub fn instruction(text: &str) -> Option<Result<Vec<Explanation>, Diagnostic>> {
                 ex.hex = xstore_core::hex::encode(&bytes);
             }
         }
+        let (formats, which) = match b.format {
+            Some(fmt) => (vec![fmt], format!("format {}", fmt.name())),
+            None => (
+                b.store()
+                    .map(|s| s.op().fam.placements.formats.to_vec())
+                    .unwrap_or_default(),
+                "the widest format that can hold it (no format named)".to_string(),
+            ),
+        };
+        let slots = roster::max_slots(&formats);
         ex.fields.insert(
             0,
             f(
                 "instruction",
                 b.text(),
                 format!(
-                    "{} op(s) in the bundle, {} nop fill(s)",
+                    "{} op(s) and {} nop fill(s) in a bundle of at most {} slots (s0..s{}), \
+                     {which}",
                     b.ops.len(),
-                    b.nops
+                    b.nops,
+                    slots.count,
+                    slots.count - 1
                 ),
-                Provenance::OBSERVED_HIGH,
+                slots.prov,
             ),
         );
         out.push(ex);
@@ -287,10 +319,21 @@ pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
                             "bits are of the little-endian 64-bit bundle word: bit 8k+j is bit j \
                              of byte k"
                                 .to_string(),
-                            "the source's prose puts vt bit 4 at byte3 bit 0; its bytes (0x9c -> \
-                             0x9e for v31) show bit 1, and the model follows the bytes"
+                            "the reference page's prose puts vt bit 4 at byte3 bit 0; its bytes \
+                             (0x9c -> 0x9e for v31) show bit 1, and the model follows the bytes"
                                 .to_string(),
                         ];
+                        if inst.off == crate::asm::Off::Imm(-448) {
+                            let c = &roster::MINUS_448;
+                            n.push(format!(
+                                "{}; {} says: {}; {} says: {}",
+                                c.choice.text,
+                                c.claims[0].cite,
+                                c.claims[0].text,
+                                c.claims[1].cite,
+                                c.claims[1].text
+                            ));
+                        }
                         n.append(&mut ex.notes);
                         n
                     },
@@ -306,7 +349,7 @@ pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
                             bits: "3:0".into(),
                             raw: "0xf".into(),
                             meaning: "8-byte FLIX bundle".into(),
-                            provenance: Provenance::INFERRED_HIGH,
+                            provenance: codec::format_field().prov,
                         },
                         ExplainField {
                             name: "contents".into(),
@@ -315,7 +358,7 @@ pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
                             meaning: "not the known IVP_SV2NX8_IP template: the encoding is not \
                                       public; the bytes are kept"
                                 .into(),
-                            provenance: Provenance::Assumed,
+                            provenance: codec::PUBLIC_BYTES,
                         },
                     ],
                     notes: vec![],
@@ -326,73 +369,98 @@ pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
     Ok(out)
 }
 
-/// `validate`: structural checks of a bundle stream.
+/// `validate`: structural checks of a bundle stream. A check that the bytes
+/// cannot decide (a bundle whose contents are not public, a stream that does not
+/// divide into bundles) is reported "not checkable" and not passed.
 pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     if bytes.is_empty() {
         return Err(Diagnostic::encoding("no bytes to validate").at_byte(0, None));
     }
+    let check = |name: &str, passed: bool, detail: String| Check {
+        name: name.into(),
+        passed,
+        origin: CheckOrigin::Spec,
+        detail,
+    };
     let mut checks = Vec::new();
-    match codec::decode_all(bytes) {
+    let list = match codec::decode_all(bytes) {
         Err(d) => {
-            checks.push(Check {
-                name: "bundle_length".into(),
-                passed: false,
-                origin: CheckOrigin::Spec,
-                detail: d.to_string(),
-            });
+            checks.push(check("bundle_length", false, d.to_string()));
+            for name in ["known_encoding", "imm_scaled_4bit", "one_store_per_bundle"] {
+                checks.push(check(
+                    name,
+                    false,
+                    "not checkable: the stream does not divide into bundles (bundle_length)".into(),
+                ));
+            }
+            return Ok(Validation::from_checks(checks));
         }
-        Ok(list) => {
-            checks.push(Check {
-                name: "bundle_length".into(),
-                passed: true,
-                origin: CheckOrigin::Spec,
-                detail: format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
-            });
-            let unknown: Vec<usize> = list
-                .iter()
-                .filter(|(_, d)| matches!(d, Decoded::Unknown { .. }))
-                .map(|(o, _)| *o)
-                .collect();
-            checks.push(Check {
-                name: "known_encoding".into(),
-                passed: unknown.is_empty(),
-                origin: CheckOrigin::Spec,
-                detail: if unknown.is_empty() {
-                    "every bundle matches the public IVP_SV2NX8_IP template".into()
-                } else {
-                    format!(
-                        "not checkable: the bundle(s) at byte {:?} match no public template",
-                        unknown
-                    )
-                },
-            });
-            let reserved: Vec<usize> = list
-                .iter()
-                .filter(|(_, d)| {
-                    matches!(d, Decoded::Unknown { bytes, .. } if codec::imm4_reserved(bytes))
-                })
-                .map(|(o, _)| *o)
-                .collect();
-            checks.push(Check {
-                name: "imm_scaled_4bit".into(),
-                passed: reserved.is_empty(),
-                origin: CheckOrigin::Spec,
-                detail: if reserved.is_empty() {
-                    "no IVP_SV2NX8_IP bundle holds imm4 = -8".into()
-                } else {
-                    format!(
-                        "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 \
-                         (-512), which the vendor assembler rejects (source §3.3); allowed -7..7"
-                    )
-                },
-            });
-            checks.push(Check {
-                name: "one_store_per_bundle".into(),
-                passed: true,
-                origin: CheckOrigin::Spec,
-                detail: "the known bundle holds one store, in slot s0".into(),
-            });
-        }
-    }
+        Ok(list) => list,
+    };
+    checks.push(check(
+        "bundle_length",
+        true,
+        format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
+    ));
+    let at = |keep: &dyn Fn(&Decoded) -> bool| -> Vec<usize> {
+        list.iter()
+            .filter(|(_, d)| keep(d))
+            .map(|(o, _)| *o)
+            .collect()
+    };
+    let unknown = at(&|d| matches!(d, Decoded::Unknown { .. }));
+    // The public template with imm4 = 8: its fields are known, its value is not legal.
+    let reserved =
+        at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if codec::imm4_reserved(bytes)));
+    // Bundles whose fields are not public at all.
+    let opaque =
+        at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if !codec::imm4_reserved(bytes)));
+    checks.push(check(
+        "known_encoding",
+        unknown.is_empty(),
+        if unknown.is_empty() {
+            "every bundle matches the public IVP_SV2NX8_IP template".into()
+        } else {
+            format!("the bundle(s) at byte {unknown:?} match no public template")
+        },
+    ));
+    checks.push(if !reserved.is_empty() {
+        check(
+            "imm_scaled_4bit",
+            false,
+            format!(
+                "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 (-512), which \
+                 the vendor assembler rejects (reference page §3.3); allowed -7..7"
+            ),
+        )
+    } else if !opaque.is_empty() {
+        check(
+            "imm_scaled_4bit",
+            false,
+            format!(
+                "not checkable: the immediate field of the bundle(s) at byte {opaque:?} is not \
+                 public"
+            ),
+        )
+    } else {
+        check(
+            "imm_scaled_4bit",
+            true,
+            "no IVP_SV2NX8_IP bundle holds imm4 = -8".into(),
+        )
+    });
+    checks.push(if opaque.is_empty() {
+        check(
+            "one_store_per_bundle",
+            true,
+            "every bundle is the public IVP_SV2NX8_IP bundle: one store, in slot s0".into(),
+        )
+    } else {
+        check(
+            "one_store_per_bundle",
+            false,
+            format!("not checkable: the slots of the bundle(s) at byte {opaque:?} are not public"),
+        )
+    });
     Ok(Validation::from_checks(checks))
 }

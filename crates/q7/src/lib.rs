@@ -77,7 +77,7 @@ impl Isa for Model {
         let mut out = Vec::new();
         for item in asm::parse(text)? {
             match item {
-                Item::Bytes { bytes, .. } => out.push(bytes),
+                Item::Bytes { bytes, .. } => out.extend(bytes.chunks(8).map(<[u8]>::to_vec)),
                 Item::Bundle(b) => {
                     if b.ops.is_empty() {
                         return Err(Diagnostic::encoding(
@@ -114,6 +114,26 @@ impl Isa for Model {
                         .at(b.line, b.col)
                         .rule("encoding_known")
                         .hint("drop the format name to get the public narrow bundle"));
+                    }
+                    let narrow = &roster::NARROW_SLOTS;
+                    if b.slots > narrow.count {
+                        return Err(Diagnostic::rule_broken(
+                            "bundle_slots",
+                            format!(
+                                "the public IVP_SV2NX8_IP bundle is 8 bytes long, a narrow format \
+                                 of {} slots (s0..s{}), and this bundle uses {}",
+                                narrow.count,
+                                narrow.count - 1,
+                                b.slots
+                            ),
+                        )
+                        .at(b.line, b.col)
+                        .provenance(narrow.prov)
+                        .expected(format!(
+                            "at most {} operations (nop included) in slots s0..s{}",
+                            narrow.count,
+                            narrow.count - 1
+                        )));
                     }
                     let bytes = codec::encode(&b.ops[0]).expect("IVP_SV2NX8_IP encodes");
                     out.push(bytes.to_vec());

@@ -1,4 +1,4 @@
-//! Lint: the hazards the source and the public evidence warn about. The
+//! Lint: the hazards the reference page and the public evidence warn about. The
 //! program runs on a copy of memory; before each bundle the rules look at the
 //! state the bundle will see.
 
@@ -31,7 +31,7 @@ pub static RULES: &[Rule] = &[
         name: PENDING_AT_END,
         severity: Severity::Warning,
         what: "the program ends with bytes pending in a valign register: they are never \
-               written (the source's GOTCHA: the tail is lost); flush with IVP_SAPOS_FP",
+               written (the reference page's GOTCHA: the tail is lost); flush with IVP_SAPOS_FP",
         prov: Provenance::OBSERVED_HIGH,
     },
     Rule {
@@ -58,14 +58,14 @@ pub static RULES: &[Rule] = &[
     Rule {
         name: PRIME_READING,
         severity: Severity::Warning,
-        what: "IVP_SALIGN_*/IVP_SAPOS_* used as a prime before a stream (the source's reading); \
+        what: "IVP_SALIGN_*/IVP_SAPOS_* used as a prime before a stream (the reference page's reading); \
                public code primes with IVP_ZALIGN, salign stores the register, sapos flushes",
         prov: Provenance::PublicUsage,
     },
     Rule {
         name: FLUSH_READING,
         severity: Severity::Warning,
-        what: "a sav* with a count of 0 or less used as the flush (the source's reading): it \
+        what: "a sav* with a count of 0 or less used as the flush (the reference page's reading): it \
                appends nothing; the flush is IVP_SAPOS_FP",
         prov: Provenance::PublicUsage,
     },
@@ -175,7 +175,7 @@ pub fn lint(prog: &[Bundle], start: &Machine, opts: &Options, mem: &Memory) -> V
                                 out.push(finding(
                                     FLUSH_READING,
                                     format!(
-                                        "{} with count a{r} = {} appends nothing; the source \
+                                        "{} with count a{r} = {} appends nothing; the reference page \
                                          reads a zero-stride sav as the flush, but public code \
                                          flushes with IVP_SAPOS_FP (Cadence's flush macro)",
                                         op.name, m.a[r as usize] as i32
@@ -221,7 +221,7 @@ pub fn lint(prog: &[Bundle], start: &Machine, opts: &Options, mem: &Memory) -> V
                                 PRIME_READING,
                                 format!(
                                     "{} u{} precedes the stream store of bundle {} as a prime \
-                                     (the source's reading); {what}; prime with IVP_ZALIGN u{}",
+                                     (the reference page's reading); {what}; prime with IVP_ZALIGN u{}",
                                     op.name, inst.u, j, inst.u
                                 ),
                                 b,

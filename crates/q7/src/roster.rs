@@ -75,6 +75,15 @@ impl Format {
         }
     }
 
+    /// How many slots a bundle of this format has (s0 first).
+    pub fn slots(self) -> &'static SlotCount {
+        if self.bytes() == 16 {
+            &WIDE_SLOTS
+        } else {
+            &NARROW_SLOTS
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Format> {
         Format::ALL
             .into_iter()
@@ -82,19 +91,103 @@ impl Format {
     }
 }
 
+/// The slot count of a bundle format: slots s0 .. s(count - 1).
+#[derive(Debug)]
+pub struct SlotCount {
+    pub count: u8,
+    pub prov: Provenance,
+    /// Where the count comes from, in one phrase.
+    pub basis: &'static str,
+}
+
+/// The 16-byte wide formats.
+pub static WIDE_SLOTS: SlotCount = SlotCount {
+    count: 6,
+    prov: Provenance::INFERRED_MED,
+    basis: "the reference page says a store in s0 co-issues with a load (s1), a MAC (s2) and \
+            1-3 ALU ops (s3+) in one wide bundle (§3.1), so a wide bundle has at most six \
+            slots; how many each wide format has is not public",
+};
+
+/// The 8-byte narrow formats.
+pub static NARROW_SLOTS: SlotCount = SlotCount {
+    count: 4,
+    prov: Provenance::Assumed,
+    basis: "not public; taken as no more than the four slots of the one wide bundle the \
+            reference page decoded live (§2.2: a 4-slot bundle with 3 nop fills)",
+};
+
+/// The most slots a bundle may have in any of `formats` (every format when empty):
+/// the count and the row that gives it.
+pub fn max_slots(formats: &[Format]) -> &'static SlotCount {
+    let all: &[Format] = if formats.is_empty() {
+        &Format::ALL
+    } else {
+        formats
+    };
+    all.iter()
+        .map(|f| f.slots())
+        .max_by_key(|s| s.count)
+        .expect("at least one format")
+}
+
 use Format::*;
 
-/// sv*: the nine s0_ldst slots. [seed/observed/high, source §3.1]
-pub const SV_FORMATS: &[Format] = &[F0, F1, F2, F3, F6, F7, N0, N1, N2];
-/// ss*: without N1. [seed/observed/high, source §2.2]
-pub const SS_FORMATS: &[Format] = &[F0, F1, F2, F3, F6, F7, N0, N2];
-/// ss* coarse shapes (4x64, 8x128, 16x256): they need a 16-byte wide format,
-/// so no narrow N format. [seed/inferred/med from source §2.2]
-pub const SS_WIDE_FORMATS: &[Format] = &[F0, F1, F2, F3, F6, F7];
-/// sb*: without N0. [seed/observed/high, source §2.3]
-pub const SB_FORMATS: &[Format] = &[F0, F1, F2, F3, F6, F7, N1, N2];
-/// salign/sapos: the nine plus F4·s0_ld. [seed/observed/high, source §2.4]
-pub const PRIME_FORMATS: &[Format] = &[F0, F1, F2, F3, F4, F6, F7, N0, N1, N2];
+/// A placement set: the formats whose slot s0 (in F4, the load slot s0_ld) can
+/// hold a family's ops, with where the set comes from.
+#[derive(Debug)]
+pub struct Placements {
+    pub formats: &'static [Format],
+    pub prov: Provenance,
+    /// Where the set comes from, in one phrase.
+    pub basis: &'static str,
+}
+
+/// sv*: the nine s0 slots.
+pub static SV_PLACEMENTS: Placements = Placements {
+    formats: &[F0, F1, F2, F3, F6, F7, N0, N1, N2],
+    prov: OBS,
+    basis: "the nine s0 slots of the encode-thunk table (reference page §3.1)",
+};
+/// ss*: without N1.
+pub static SS_PLACEMENTS: Placements = Placements {
+    formats: &[F0, F1, F2, F3, F6, F7, N0, N2],
+    prov: OBS,
+    basis: "the sv* slots without N1 (reference page §2.2)",
+};
+/// ss* coarse shapes (4x64, 8x128, 16x256): no narrow N format.
+pub static SS_WIDE_PLACEMENTS: Placements = Placements {
+    formats: &[F0, F1, F2, F3, F6, F7],
+    prov: Provenance::INFERRED_MED,
+    basis: "the ss* slots without the narrow formats: the reference page says the coarse \
+            shapes need a 16-byte wide format (§2.2) but lists no per-shape slots",
+};
+/// sb*: without N0.
+pub static SB_PLACEMENTS: Placements = Placements {
+    formats: &[F0, F1, F2, F3, F6, F7, N1, N2],
+    prov: OBS,
+    basis: "the sv* slots without N0 (reference page §2.3)",
+};
+/// salign/sapos: the nine plus F4·s0_ld.
+pub static PRIME_PLACEMENTS: Placements = Placements {
+    formats: &[F0, F1, F2, F3, F4, F6, F7, N0, N1, N2],
+    prov: OBS,
+    basis: "the nine bulk-store slots plus f4_s0_ld (reference page §2.4)",
+};
+/// sa*/sav*: the set is not listed; taken as the sv* set.
+pub static STREAM_PLACEMENTS: Placements = Placements {
+    formats: &[F0, F1, F2, F3, F6, F7, N0, N1, N2],
+    prov: Provenance::INFERRED_MED,
+    basis: "not listed by the reference page; taken as the sv* set, since §2.4 counts \
+            salign/sapos as \"the 9 bulk-store slots plus f4_s0_ld\" and says the bulk stores \
+            never take F4",
+};
+/// IVP_ZALIGN: outside B07, no placement given.
+pub static NO_PLACEMENTS: Placements = Placements {
+    formats: &[],
+    prov: Provenance::PublicUsage,
+    basis: "not part of B07: public code uses it, no source gives its placements",
+};
 
 /// The verb group of a mnemonic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -281,6 +374,26 @@ impl Sig {
     }
 }
 
+/// A statement of the Vision-Q7 ISA reference page that the model does not
+/// follow (or that contradicts another of its statements), shown by `explain`
+/// beside the model's choice.
+#[derive(Debug)]
+pub struct Claim {
+    /// Where the reference page says it, e.g. "reference page §2.4".
+    pub cite: &'static str,
+    pub text: &'static str,
+    /// The tag the reference page gives the passage; untagged prose is taken as
+    /// inferred/med (the page derives its prose from static analysis).
+    pub prov: Provenance,
+}
+
+/// One fact the model relies on, with its provenance.
+#[derive(Debug)]
+pub struct Fact {
+    pub text: &'static str,
+    pub prov: Provenance,
+}
+
 /// One family of the roster, expanded over its modes.
 #[derive(Debug, Clone, Copy)]
 pub struct FamilyDef {
@@ -291,56 +404,78 @@ pub struct FamilyDef {
     pub conv: Conv,
     /// Predicate lanes for the `t` forms (0 = unpredicated).
     pub pred_lanes: u8,
+    /// Provenance of the predicate's lane numbering (bit i = lane i); `None` when
+    /// unpredicated.
+    pub pred_prov: Option<Provenance>,
     pub lane_view: &'static str,
-    pub placements: &'static [Format],
-    /// Provenance of the mnemonic, its operands and its placements.
+    pub placements: &'static Placements,
+    /// Provenance of the mnemonic: that it exists, in these modes.
     pub prov: Provenance,
+    /// Provenance of the operand signature and of what each operand means.
+    pub sig_prov: Provenance,
+    /// Provenance of the addressing: the effective address and the base update.
+    pub agu_prov: Provenance,
     /// The model's semantics in one sentence.
     pub semantics: &'static str,
-    /// Provenance of the semantics.
+    /// Provenance of the semantics, the store image and the lane view.
     pub sem_prov: Provenance,
-    /// Where the source's prose says otherwise: its claim (shown by `explain`).
-    pub source_claim: Option<&'static str>,
+    /// Where the reference page's prose says otherwise: its claim.
+    pub source_claim: Option<&'static Claim>,
 }
 
 const AGU4: &[Mode] = &[Mode::I, Mode::Ip, Mode::X, Mode::Xp];
 const IMM2: &[Mode] = &[Mode::I, Mode::Ip];
 const OBS: Provenance = Provenance::OBSERVED_HIGH;
+/// Untagged prose of the reference page.
+const PROSE: Provenance = Provenance::INFERRED_MED;
 
-const NARROW_CLAIM: &str = "source 003 §2.1: the dtype suffix is cosmetic; the 64 byte lanes \
-     are written verbatim";
-const SS_CLAIM: &str = "source 003 §2.2: a stream / deinterleave-on-store that scatters the lanes \
-     across a strided pattern (the store side of a transpose)";
-const SA_CLAIM: &str = "source 003 §2.4: immediate post-increment (sa*/san* are `_ip` forms with \
-     an immediate)";
-const SAV_CLAIM: &str = "source 003 §4: the last operand is a register stride (a += stride), \
-     and a final sav with a zero source and stride 0 is the flush";
-const SALIGN_CLAIM: &str = "source 003 §4: a prime that seeds the valign register from an AR base \
-     (u.byte_off = base & 63), no memory traffic";
-const ZALIGN_CLAIM: &str = "source 003 §4: the stream is primed with ivp_salign_ip / \
-     ivp_sapos_fp; ivp_zalign is not mentioned";
-const SAPOS_CLAIM: &str = "source 003 §4: a prime (\"store-align position\") that sets the \
-     byte-position state directly, no memory traffic";
+static NARROW_CLAIM: Claim = Claim {
+    cite: "reference page §2.1",
+    text: "the dtype suffix is cosmetic; the 64 byte lanes are written verbatim",
+    prov: PROSE,
+};
+static SS_CLAIM: Claim = Claim {
+    cite: "reference page §2.2",
+    text: "a stream / deinterleave-on-store that scatters the lanes across a strided pattern \
+           (the store side of a transpose)",
+    prov: PROSE,
+};
+static SA_CLAIM: Claim = Claim {
+    cite: "reference page §2.4",
+    text: "immediate post-increment (sa*/san* are `_ip` forms with an immediate)",
+    prov: PROSE,
+};
+static SAV_CLAIM: Claim = Claim {
+    cite: "reference page §4",
+    text: "the last operand is a register stride (a += stride), and a final sav with a zero \
+           source and stride 0 is the flush",
+    prov: OBS,
+};
+static SALIGN_CLAIM: Claim = Claim {
+    cite: "reference page §4",
+    text: "a prime that seeds the valign register from an AR base (u.byte_off = base & 63), \
+           no memory traffic",
+    prov: OBS,
+};
+static ZALIGN_CLAIM: Claim = Claim {
+    cite: "reference page §4",
+    text: "the stream is primed with ivp_salign_ip / ivp_sapos_fp; ivp_zalign is not mentioned",
+    prov: OBS,
+};
+static SAPOS_CLAIM: Claim = Claim {
+    cite: "reference page §4",
+    text: "a prime (\"store-align position\") that sets the byte-position state directly, no \
+           memory traffic",
+    prov: OBS,
+};
 
-macro_rules! fam {
-    ($f:expr, $g:ident, $k:ident, $modes:expr, $conv:expr, $pl:expr, $view:expr, $place:expr,
-     $prov:expr, $sem:expr, $sp:expr, $claim:expr) => {
-        FamilyDef {
-            family: $f,
-            group: Group::$g,
-            kind: Kind::$k,
-            modes: $modes,
-            conv: $conv,
-            pred_lanes: $pl,
-            lane_view: $view,
-            placements: $place,
-            prov: $prov,
-            semantics: $sem,
-            sem_prov: $sp,
-            source_claim: $claim,
-        }
-    };
-}
+/// What the model does with an aligned store (`sv*`, `ss*`, `sb*`, `salign*`)
+/// whose address is not a multiple of its alignment.
+pub static MISALIGNED: Fact = Fact {
+    text: "rounds down to the alignment (the base Xtensa behaviour), or faults with kind \
+           misaligned under [options] misaligned = \"fault\"",
+    prov: Provenance::Assumed,
+};
 
 const fn nar(from: u8, signed: bool, lanes: u8) -> Conv {
     Conv::Narrow {
@@ -353,10 +488,9 @@ const fn cp(len: u8) -> Conv {
     Conv::Copy { len }
 }
 
-const SV_SEM: &str = "aligned store of the store image at ea (misaligned ea rounds down to VB, \
-     or faults with misaligned = \"fault\")";
+const SV_SEM: &str = "aligned store of the store image at ea";
 const SVT_SEM: &str = "predicated aligned store: lane i is written only when vbool bit i is set";
-const SS_SEM: &str = "scalar store of lane 0 at ea (aligned to its size like sv*)";
+const SS_SEM: &str = "scalar store of lane 0 at ea";
 const SB_SEM: &str =
     "store of the vbool register's low bits, packed little-endian (bit i = lane i)";
 const SA_SEM: &str = "append the whole store image to the valign stream at a (must continue the \
@@ -372,487 +506,680 @@ const ZALIGN_SEM: &str = "clear the valign register: no pending bytes, all 64 by
 /// Every family, in roster order.
 pub static FAMILIES: &[FamilyDef] = &[
     // ---- sv* (10 families x 4 modes = 40) ----
-    fam!(
-        "sv2nx8",
-        Sv,
-        Store,
-        AGU4,
-        cp(64),
-        0,
-        "2NX8: 64 x 8-bit",
-        SV_FORMATS,
-        OBS,
-        SV_SEM,
-        OBS,
-        None
-    ),
-    fam!(
-        "sv2nx8t",
-        Sv,
-        Store,
-        AGU4,
-        cp(64),
-        64,
-        "2NX8: 64 x 8-bit",
-        SV_FORMATS,
-        OBS,
-        SVT_SEM,
-        OBS,
-        None
-    ),
-    fam!(
-        "svnx8s",
-        Sv,
-        Store,
-        AGU4,
-        nar(2, true, 32),
-        0,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SV_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svnx8u",
-        Sv,
-        Store,
-        AGU4,
-        nar(2, false, 32),
-        0,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SV_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svnx8st",
-        Sv,
-        Store,
-        AGU4,
-        nar(2, true, 32),
-        32,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SVT_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svnx8ut",
-        Sv,
-        Store,
-        AGU4,
-        nar(2, false, 32),
-        32,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SVT_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svn_2x16s",
-        Sv,
-        Store,
-        AGU4,
-        nar(4, true, 16),
-        0,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SV_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svn_2x16u",
-        Sv,
-        Store,
-        AGU4,
-        nar(4, false, 16),
-        0,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SV_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svn_2x16st",
-        Sv,
-        Store,
-        AGU4,
-        nar(4, true, 16),
-        16,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SVT_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
-    fam!(
-        "svn_2x16ut",
-        Sv,
-        Store,
-        AGU4,
-        nar(4, false, 16),
-        16,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SVT_SEM,
-        Provenance::PublicUsage,
-        Some(NARROW_CLAIM)
-    ),
+    FamilyDef {
+        family: "sv2nx8",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(64),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "2NX8: 64 x 8-bit",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SV_SEM,
+        sem_prov: OBS,
+        source_claim: None,
+    },
+    FamilyDef {
+        family: "sv2nx8t",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(64),
+        pred_lanes: 64,
+        pred_prov: Some(OBS),
+        lane_view: "2NX8: 64 x 8-bit",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SVT_SEM,
+        sem_prov: OBS,
+        source_claim: None,
+    },
+    FamilyDef {
+        family: "svnx8s",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(2, true, 32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svnx8u",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(2, false, 32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svnx8st",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(2, true, 32),
+        pred_lanes: 32,
+        pred_prov: Some(Provenance::Assumed),
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SVT_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svnx8ut",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(2, false, 32),
+        pred_lanes: 32,
+        pred_prov: Some(Provenance::Assumed),
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SVT_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svn_2x16s",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(4, true, 16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svn_2x16u",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(4, false, 16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svn_2x16st",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(4, true, 16),
+        pred_lanes: 16,
+        pred_prov: Some(Provenance::Assumed),
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SVT_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
+    FamilyDef {
+        family: "svn_2x16ut",
+        group: Group::Sv,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(4, false, 16),
+        pred_lanes: 16,
+        pred_prov: Some(Provenance::Assumed),
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &SV_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: OBS,
+        semantics: SVT_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&NARROW_CLAIM),
+    },
     // ---- ss* (8 families x 4 modes = 32) ----
-    fam!(
-        "ssnx16",
-        Ss,
-        Store,
-        AGU4,
-        cp(2),
-        0,
-        "NX16 lane 0",
-        SS_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::PublicUsage,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ss2nx8",
-        Ss,
-        Store,
-        AGU4,
-        cp(1),
-        0,
-        "2NX8 lane 0",
-        SS_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::PublicUsage,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ssnx8s",
-        Ss,
-        Store,
-        AGU4,
-        nar(2, true, 1),
-        0,
-        "NX16 lane 0 -> 8 bits",
-        SS_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::PublicUsage,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ssn_2x16s",
-        Ss,
-        Store,
-        AGU4,
-        nar(4, true, 1),
-        0,
-        "N_2X32 lane 0 -> 16 bits",
-        SS_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::PublicUsage,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ssn_2x32",
-        Ss,
-        Store,
-        AGU4,
-        cp(4),
-        0,
-        "N_2X32 lane 0",
-        SS_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::PublicUsage,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ssn_4x64",
-        Ss,
-        Store,
-        AGU4,
-        cp(8),
-        0,
-        "64-bit lane 0",
-        SS_WIDE_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::INFERRED_LOW,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ssn_8x128",
-        Ss,
-        Store,
-        AGU4,
-        cp(16),
-        0,
-        "128-bit lane 0",
-        SS_WIDE_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::INFERRED_LOW,
-        Some(SS_CLAIM)
-    ),
-    fam!(
-        "ssn_16x256",
-        Ss,
-        Store,
-        AGU4,
-        cp(32),
-        0,
-        "256-bit lane 0",
-        SS_WIDE_FORMATS,
-        OBS,
-        SS_SEM,
-        Provenance::INFERRED_LOW,
-        Some(SS_CLAIM)
-    ),
+    FamilyDef {
+        family: "ssnx16",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(2),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16 lane 0",
+        placements: &SS_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ss2nx8",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(1),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "2NX8 lane 0",
+        placements: &SS_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ssnx8s",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(2, true, 1),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16 lane 0 -> 8 bits",
+        placements: &SS_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ssn_2x16s",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: nar(4, true, 1),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32 lane 0 -> 16 bits",
+        placements: &SS_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ssn_2x32",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(4),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32 lane 0",
+        placements: &SS_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ssn_4x64",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(8),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "64-bit lane 0",
+        placements: &SS_WIDE_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::INFERRED_LOW,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ssn_8x128",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "128-bit lane 0",
+        placements: &SS_WIDE_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::INFERRED_LOW,
+        source_claim: Some(&SS_CLAIM),
+    },
+    FamilyDef {
+        family: "ssn_16x256",
+        group: Group::Ss,
+        kind: Kind::Store,
+        modes: AGU4,
+        conv: cp(32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "256-bit lane 0",
+        placements: &SS_WIDE_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SS_SEM,
+        sem_prov: Provenance::INFERRED_LOW,
+        source_claim: Some(&SS_CLAIM),
+    },
     // ---- sb* (3 families x 2 modes = 6) ----
-    fam!(
-        "sbn",
-        Sb,
-        MaskStore,
-        IMM2,
-        Conv::Mask { len: 4 },
-        0,
-        "vbool: 32 lanes",
-        SB_FORMATS,
-        OBS,
-        SB_SEM,
-        Provenance::PublicUsage,
-        None
-    ),
-    fam!(
-        "sb2n",
-        Sb,
-        MaskStore,
-        IMM2,
-        Conv::Mask { len: 8 },
-        0,
-        "vbool: 64 lanes",
-        SB_FORMATS,
-        OBS,
-        SB_SEM,
-        Provenance::PublicUsage,
-        None
-    ),
-    fam!(
-        "sbn_2",
-        Sb,
-        MaskStore,
-        IMM2,
-        Conv::Mask { len: 2 },
-        0,
-        "vbool: 16 lanes",
-        SB_FORMATS,
-        OBS,
-        SB_SEM,
-        Provenance::Assumed,
-        None
-    ),
+    FamilyDef {
+        family: "sbn",
+        group: Group::Sb,
+        kind: Kind::MaskStore,
+        modes: IMM2,
+        conv: Conv::Mask { len: 4 },
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "vbool: 32 lanes",
+        placements: &SB_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::INFERRED_MED,
+        semantics: SB_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: None,
+    },
+    FamilyDef {
+        family: "sb2n",
+        group: Group::Sb,
+        kind: Kind::MaskStore,
+        modes: IMM2,
+        conv: Conv::Mask { len: 8 },
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "vbool: 64 lanes",
+        placements: &SB_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::INFERRED_MED,
+        semantics: SB_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: None,
+    },
+    FamilyDef {
+        family: "sbn_2",
+        group: Group::Sb,
+        kind: Kind::MaskStore,
+        modes: IMM2,
+        conv: Conv::Mask { len: 2 },
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "vbool: 16 lanes",
+        placements: &SB_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::INFERRED_MED,
+        semantics: SB_SEM,
+        sem_prov: Provenance::Assumed,
+        source_claim: None,
+    },
     // ---- valign group (14) ----
-    fam!(
-        "salign",
-        Valign,
-        Salign,
-        IMM2,
-        Conv::Spill,
-        0,
-        "valign: 64 bytes",
-        PRIME_FORMATS,
-        OBS,
-        SALIGN_SEM,
-        Provenance::INFERRED_MED,
-        Some(SALIGN_CLAIM)
-    ),
-    fam!(
-        "sapos",
-        Valign,
-        Flush,
-        &[Mode::Fp, Mode::Fpxp],
-        Conv::None,
-        0,
-        "valign",
-        PRIME_FORMATS,
-        OBS,
-        SAPOS_SEM,
-        Provenance::PublicUsage,
-        Some(SAPOS_CLAIM)
-    ),
-    fam!(
-        "sa2nx8",
-        Valign,
-        Stream,
-        &[Mode::Ip],
-        cp(64),
-        0,
-        "2NX8: 64 x 8-bit",
-        SV_FORMATS,
-        OBS,
-        SA_SEM,
-        Provenance::PublicUsage,
-        Some(SA_CLAIM)
-    ),
-    fam!(
-        "sanx8s",
-        Valign,
-        Stream,
-        &[Mode::Ip],
-        nar(2, true, 32),
-        0,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SA_SEM,
-        Provenance::PublicUsage,
-        Some(SA_CLAIM)
-    ),
-    fam!(
-        "sanx8u",
-        Valign,
-        Stream,
-        &[Mode::Ip],
-        nar(2, false, 32),
-        0,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SA_SEM,
-        Provenance::PublicUsage,
-        Some(SA_CLAIM)
-    ),
-    fam!(
-        "san_2x16s",
-        Valign,
-        Stream,
-        &[Mode::Ip],
-        nar(4, true, 16),
-        0,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SA_SEM,
-        Provenance::PublicUsage,
-        Some(SA_CLAIM)
-    ),
-    fam!(
-        "san_2x16u",
-        Valign,
-        Stream,
-        &[Mode::Ip],
-        nar(4, false, 16),
-        0,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SA_SEM,
-        Provenance::PublicUsage,
-        Some(SA_CLAIM)
-    ),
-    fam!(
-        "sav2nx8",
-        Valign,
-        StreamVar,
-        &[Mode::Xp],
-        cp(64),
-        0,
-        "2NX8: 64 x 8-bit",
-        SV_FORMATS,
-        OBS,
-        SAV_SEM,
-        Provenance::PublicUsage,
-        Some(SAV_CLAIM)
-    ),
-    fam!(
-        "savnx8s",
-        Valign,
-        StreamVar,
-        &[Mode::Xp],
-        nar(2, true, 32),
-        0,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SAV_SEM,
-        Provenance::PublicUsage,
-        Some(SAV_CLAIM)
-    ),
-    fam!(
-        "savnx8u",
-        Valign,
-        StreamVar,
-        &[Mode::Xp],
-        nar(2, false, 32),
-        0,
-        "NX16: 32 x 16-bit -> 32 bytes",
-        SV_FORMATS,
-        OBS,
-        SAV_SEM,
-        Provenance::PublicUsage,
-        Some(SAV_CLAIM)
-    ),
-    fam!(
-        "savn_2x16s",
-        Valign,
-        StreamVar,
-        &[Mode::Xp],
-        nar(4, true, 16),
-        0,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SAV_SEM,
-        Provenance::PublicUsage,
-        Some(SAV_CLAIM)
-    ),
-    fam!(
-        "savn_2x16u",
-        Valign,
-        StreamVar,
-        &[Mode::Xp],
-        nar(4, false, 16),
-        0,
-        "N_2X32: 16 x 32-bit -> 16 halfwords",
-        SV_FORMATS,
-        OBS,
-        SAV_SEM,
-        Provenance::PublicUsage,
-        Some(SAV_CLAIM)
-    ),
+    FamilyDef {
+        family: "salign",
+        group: Group::Valign,
+        kind: Kind::Salign,
+        modes: IMM2,
+        conv: Conv::Spill,
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "valign: 64 bytes",
+        placements: &PRIME_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::INFERRED_MED,
+        semantics: SALIGN_SEM,
+        sem_prov: Provenance::INFERRED_MED,
+        source_claim: Some(&SALIGN_CLAIM),
+    },
+    FamilyDef {
+        family: "sapos",
+        group: Group::Valign,
+        kind: Kind::Flush,
+        modes: &[Mode::Fp, Mode::Fpxp],
+        conv: Conv::None,
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "valign",
+        placements: &PRIME_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SAPOS_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SAPOS_CLAIM),
+    },
+    FamilyDef {
+        family: "sa2nx8",
+        group: Group::Valign,
+        kind: Kind::Stream,
+        modes: &[Mode::Ip],
+        conv: cp(64),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "2NX8: 64 x 8-bit",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SA_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SA_CLAIM),
+    },
+    FamilyDef {
+        family: "sanx8s",
+        group: Group::Valign,
+        kind: Kind::Stream,
+        modes: &[Mode::Ip],
+        conv: nar(2, true, 32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SA_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SA_CLAIM),
+    },
+    FamilyDef {
+        family: "sanx8u",
+        group: Group::Valign,
+        kind: Kind::Stream,
+        modes: &[Mode::Ip],
+        conv: nar(2, false, 32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SA_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SA_CLAIM),
+    },
+    FamilyDef {
+        family: "san_2x16s",
+        group: Group::Valign,
+        kind: Kind::Stream,
+        modes: &[Mode::Ip],
+        conv: nar(4, true, 16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SA_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SA_CLAIM),
+    },
+    FamilyDef {
+        family: "san_2x16u",
+        group: Group::Valign,
+        kind: Kind::Stream,
+        modes: &[Mode::Ip],
+        conv: nar(4, false, 16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: OBS,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SA_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SA_CLAIM),
+    },
+    FamilyDef {
+        family: "sav2nx8",
+        group: Group::Valign,
+        kind: Kind::StreamVar,
+        modes: &[Mode::Xp],
+        conv: cp(64),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "2NX8: 64 x 8-bit",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SAV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SAV_CLAIM),
+    },
+    FamilyDef {
+        family: "savnx8s",
+        group: Group::Valign,
+        kind: Kind::StreamVar,
+        modes: &[Mode::Xp],
+        conv: nar(2, true, 32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SAV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SAV_CLAIM),
+    },
+    FamilyDef {
+        family: "savnx8u",
+        group: Group::Valign,
+        kind: Kind::StreamVar,
+        modes: &[Mode::Xp],
+        conv: nar(2, false, 32),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "NX16: 32 x 16-bit -> 32 bytes",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SAV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SAV_CLAIM),
+    },
+    FamilyDef {
+        family: "savn_2x16s",
+        group: Group::Valign,
+        kind: Kind::StreamVar,
+        modes: &[Mode::Xp],
+        conv: nar(4, true, 16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SAV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SAV_CLAIM),
+    },
+    FamilyDef {
+        family: "savn_2x16u",
+        group: Group::Valign,
+        kind: Kind::StreamVar,
+        modes: &[Mode::Xp],
+        conv: nar(4, false, 16),
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "N_2X32: 16 x 32-bit -> 16 halfwords",
+        placements: &STREAM_PLACEMENTS,
+        prov: OBS,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: SAV_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&SAV_CLAIM),
+    },
     // ---- companion (outside B07) ----
-    fam!(
-        "zalign",
-        Companion,
-        Zalign,
-        &[Mode::Plain],
-        Conv::None,
-        0,
-        "valign",
-        &[],
-        Provenance::PublicUsage,
-        ZALIGN_SEM,
-        Provenance::PublicUsage,
-        Some(ZALIGN_CLAIM)
-    ),
+    FamilyDef {
+        family: "zalign",
+        group: Group::Companion,
+        kind: Kind::Zalign,
+        modes: &[Mode::Plain],
+        conv: Conv::None,
+        pred_lanes: 0,
+        pred_prov: None,
+        lane_view: "valign",
+        placements: &NO_PLACEMENTS,
+        prov: Provenance::PublicUsage,
+        sig_prov: Provenance::PublicUsage,
+        agu_prov: Provenance::PublicUsage,
+        semantics: ZALIGN_SEM,
+        sem_prov: Provenance::PublicUsage,
+        source_claim: Some(&ZALIGN_CLAIM),
+    },
 ];
+
+/// How well an immediate field is known, per group of forms.
+#[derive(Debug)]
+pub struct ImmRule {
+    /// The forms the row covers.
+    pub covers: &'static str,
+    pub prov: Provenance,
+    /// What is known, in one sentence: the assembler's hint and `explain` cite it.
+    pub basis: &'static str,
+    /// Why the field's -8 end is rejected for these forms.
+    pub minus8: &'static str,
+    /// Where the reference page contradicts itself about the range.
+    pub conflict: Option<&'static Conflict>,
+}
+
+/// Two statements of the reference page that disagree, and the model's choice.
+#[derive(Debug)]
+pub struct Conflict {
+    pub choice: Fact,
+    pub claims: [Claim; 2],
+}
+
+/// The immediate rules; [`Op::imm_rule`] picks the row of a form.
+pub static IMM_RULES: [ImmRule; 5] = [
+    ImmRule {
+        covers: "IVP_SV2NX8_IP",
+        prov: OBS,
+        basis: "the vendor assembler takes multiples of 64 in a signed 4-bit field (imm / 64 in \
+                byte0 bits 7:4) and rejects 16, 32 and ±512 (reference page §3.3, observed \
+                live)",
+        minus8: "which the vendor assembler rejects",
+        conflict: Some(&MINUS_448),
+    },
+    ImmRule {
+        covers: "IVP_SV2NX8_I, IVP_SV2NX8T_I, IVP_SV2NX8T_IP",
+        prov: Provenance::INFERRED_MED,
+        basis: "the imm4 x 64 field of IVP_SV2NX8_IP: the reference page gives the AGU of the \
+                whole 64-byte family (§3.3), but observed the limits live for IVP_SV2NX8_IP \
+                only",
+        minus8: "excluded as for IVP_SV2NX8_IP, whose -512 the vendor assembler rejects",
+        conflict: None,
+    },
+    ImmRule {
+        covers: "the 32-byte sv* forms (nx8s/u, n_2x16s/u and their t forms)",
+        prov: Provenance::INFERRED_MED,
+        basis: "a signed 4-bit field scaled by the 32-byte store image, by analogy with \
+                IVP_SV2NX8_IP (not observed for these forms)",
+        minus8: "excluded as for IVP_SV2NX8_IP, whose -512 the vendor assembler rejects",
+        conflict: None,
+    },
+    ImmRule {
+        covers: "ss* and sb*",
+        prov: Provenance::Assumed,
+        basis: "the reference page gives no immediate field for ss* or sb*: the model scales \
+                a signed 4-bit field by the stored size, like sv*",
+        minus8: "excluded as for IVP_SV2NX8_IP (assumed)",
+        conflict: None,
+    },
+    ImmRule {
+        covers: "IVP_SALIGN_I, IVP_SALIGN_IP",
+        prov: Provenance::Assumed,
+        basis: "the reference page reads salign as a prime and gives no immediate field: the \
+                model scales a signed 4-bit field by the 64-byte register, like sv*",
+        minus8: "excluded as for IVP_SV2NX8_IP (assumed)",
+        conflict: None,
+    },
+];
+
+/// -448 for `IVP_SV2NX8_IP`: the reference page's field admits it, its list of
+/// live results rejects it.
+pub static MINUS_448: Conflict = Conflict {
+    choice: Fact {
+        text: "-448 (field value -7, byte0 bits 7:4 = 0x9) is accepted: the model follows the \
+               field of §3.3, whose one excluded value is -512",
+        prov: Provenance::Assumed,
+    },
+    claims: [
+        Claim {
+            cite: "reference page §3.3",
+            text: "the immediate is a signed 4-bit field x 64, [-8, +7] x 64 = [-512, 448] with \
+                   the -512 end excluded, so -448 is in range",
+            prov: OBS,
+        },
+        Claim {
+            cite: "reference page §10",
+            text: "the live assembler accepts -64, 0, 64, 128 and 448 and rejects 16, 32, -448 \
+                   and ±512",
+            prov: OBS,
+        },
+    ],
+};
 
 /// One machine mnemonic.
 #[derive(Debug, Clone)]
@@ -884,20 +1211,38 @@ impl Op {
     pub fn is_b07(&self) -> bool {
         self.fam.group != Group::Companion
     }
-    /// Scale and accepted range of the immediate: (scale, min, max) in bytes, with its
-    /// provenance. The field is signed 4-bit, but the vendor assembler rejects its -8
-    /// end (source §3.3: -512 is rejected for VB = 64), so min = -7 x scale.
-    pub fn imm_rule(&self) -> Option<(i64, i64, i64, Provenance)> {
+    /// Scale and accepted range of the immediate: (scale, min, max) in bytes, and
+    /// the [`IMM_RULES`] row that says how well it is known. The field is signed
+    /// 4-bit, but the vendor assembler rejects its -8 end for `IVP_SV2NX8_IP`
+    /// (-512), so min = -7 x scale for every form.
+    pub fn imm_rule(&self) -> Option<(i64, i64, i64, &'static ImmRule)> {
         if !matches!(self.sig, Sig::VAImm | Sig::VAImmB | Sig::BAImm | Sig::UAImm) {
             return None;
         }
         let scale = self.vb() as i64;
-        let prov = match (self.fam.group, scale) {
-            (Group::Sv, 64) => Provenance::OBSERVED_HIGH,
-            (Group::Sv, _) => Provenance::INFERRED_MED,
-            _ => Provenance::Assumed,
+        let row = match (self.fam.group, scale) {
+            (Group::Sv, 64) if self.fam.family == "sv2nx8" && self.mode == Mode::Ip => 0,
+            (Group::Sv, 64) => 1,
+            (Group::Sv, _) => 2,
+            (Group::Ss | Group::Sb, _) => 3,
+            _ => 4,
         };
-        Some((scale, -7 * scale, 7 * scale, prov))
+        Some((scale, -7 * scale, 7 * scale, &IMM_RULES[row]))
+    }
+    /// The addressing of the op: its effective address and base update, in words
+    /// (its provenance is the family's `agu_prov`).
+    pub fn agu_text(&self) -> &'static str {
+        match (self.kind(), self.mode) {
+            (Kind::Stream, _) => "ea = a, then a += VB (no immediate operand)",
+            (Kind::StreamVar, _) => "ea = a, then a += clamp(a2, 0, VB)",
+            (_, Mode::I) => "_i: ea = a + imm",
+            (_, Mode::Ip) => "_ip: ea = a, then a += imm",
+            (_, Mode::X) => "_x: ea = a + a2",
+            (_, Mode::Xp) => "_xp: ea = a, then a += a2",
+            (_, Mode::Fp) => "_fp: flush; a is not changed",
+            (_, Mode::Fpxp) => "_fpxp: flush, then a += a2",
+            (_, Mode::Plain) => "no address",
+        }
     }
     /// Selector words known for this mnemonic.
     pub fn selectors(&self) -> impl Iterator<Item = &'static Selector> + '_ {
@@ -977,9 +1322,11 @@ pub struct Selector {
     pub note: &'static str,
 }
 
-const FAM_WORD: &str = "given per family in the restored roster; attached to the `_i` form";
+const FAM_WORD: &str =
+    "given per family in the reference page's roster table; attached to the `_i` form";
 
-/// Every selector word the sources give (q7.md §1; source §2.1, §2.4, §3.2, §3.3, §3.5, §7).
+/// Every selector word the reference page gives (its roster table and §2.1, §2.4, §3.2, §3.3,
+/// §3.5, §7).
 pub static SELECTORS: &[Selector] = &[
     sel("IVP_SV2NX8_I", F0, 0x10a2_0000, OBS, ""),
     sel("IVP_SV2NX8_IP", F0, 0x10f4_4100, OBS, ""),
@@ -1121,34 +1468,39 @@ const fn al(alias: &'static str, target: &'static str, prov: Provenance) -> Alia
     }
 }
 
-/// Type-only spellings (q7.md §4). The rows q7.md names are public-usage/med; the
-/// other lane views of the same verbatim 64-byte ops are this project's extension
-/// of the same rule (assumed).
+/// Type-only spellings of the same machine op (C-intrinsic names). A row is
+/// public-usage when public code calls it (Cadence's XI/XAI libraries, Halide's
+/// Xtensa back end); the two spellings no public call site was found for are
+/// this project's extension of the same rule (assumed).
 pub static ALIASES: &[Alias] = &[
     al("IVP_SVNX16_I", "IVP_SV2NX8_I", Provenance::PublicUsage),
-    al("IVP_SVNX16_IP", "IVP_SV2NX8_IP", Provenance::Assumed),
+    al("IVP_SVNX16_IP", "IVP_SV2NX8_IP", Provenance::PublicUsage),
     al("IVP_SVNX16_X", "IVP_SV2NX8_X", Provenance::Assumed),
-    al("IVP_SVNX16_XP", "IVP_SV2NX8_XP", Provenance::Assumed),
-    al("IVP_SVN_2X32_I", "IVP_SV2NX8_I", Provenance::Assumed),
-    al("IVP_SVN_2X32_IP", "IVP_SV2NX8_IP", Provenance::Assumed),
-    al("IVP_SVN_2X32_X", "IVP_SV2NX8_X", Provenance::Assumed),
-    al("IVP_SVN_2X32_XP", "IVP_SV2NX8_XP", Provenance::Assumed),
-    al("IVP_SV2NX8U_I", "IVP_SV2NX8_I", Provenance::Assumed),
-    al("IVP_SV2NX8U_IP", "IVP_SV2NX8_IP", Provenance::Assumed),
+    al("IVP_SVNX16_XP", "IVP_SV2NX8_XP", Provenance::PublicUsage),
+    al("IVP_SVN_2X32_I", "IVP_SV2NX8_I", Provenance::PublicUsage),
+    al("IVP_SVN_2X32_IP", "IVP_SV2NX8_IP", Provenance::PublicUsage),
+    al("IVP_SVN_2X32_X", "IVP_SV2NX8_X", Provenance::PublicUsage),
+    al("IVP_SVN_2X32_XP", "IVP_SV2NX8_XP", Provenance::PublicUsage),
+    al("IVP_SV2NX8U_I", "IVP_SV2NX8_I", Provenance::PublicUsage),
+    al("IVP_SV2NX8U_IP", "IVP_SV2NX8_IP", Provenance::PublicUsage),
     al("IVP_SV2NX8U_X", "IVP_SV2NX8_X", Provenance::Assumed),
     al("IVP_SV2NX8U_XP", "IVP_SV2NX8_XP", Provenance::PublicUsage),
-    al("IVP_SANX16_IP", "IVP_SA2NX8_IP", Provenance::Assumed),
-    al("IVP_SAN_2X32_IP", "IVP_SA2NX8_IP", Provenance::Assumed),
-    al("IVP_SA2NX8U_IP", "IVP_SA2NX8_IP", Provenance::Assumed),
-    al("IVP_SAVNX16_XP", "IVP_SAV2NX8_XP", Provenance::Assumed),
+    al("IVP_SANX16_IP", "IVP_SA2NX8_IP", Provenance::PublicUsage),
+    al("IVP_SAN_2X32_IP", "IVP_SA2NX8_IP", Provenance::PublicUsage),
+    al("IVP_SA2NX8U_IP", "IVP_SA2NX8_IP", Provenance::PublicUsage),
+    al("IVP_SAVNX16_XP", "IVP_SAV2NX8_XP", Provenance::PublicUsage),
     al(
         "IVP_SAVN_2X32_XP",
         "IVP_SAV2NX8_XP",
         Provenance::PublicUsage,
     ),
-    al("IVP_SAV2NX8U_XP", "IVP_SAV2NX8_XP", Provenance::Assumed),
+    al("IVP_SAV2NX8U_XP", "IVP_SAV2NX8_XP", Provenance::PublicUsage),
     al("IVP_SAPOS2NX8_FP", "IVP_SAPOS_FP", Provenance::PublicUsage),
     al("IVP_SAPOSNX16_FP", "IVP_SAPOS_FP", Provenance::PublicUsage),
-    al("IVP_SAPOSN_2X32_FP", "IVP_SAPOS_FP", Provenance::Assumed),
-    al("IVP_SAPOS2NX8U_FP", "IVP_SAPOS_FP", Provenance::Assumed),
+    al(
+        "IVP_SAPOSN_2X32_FP",
+        "IVP_SAPOS_FP",
+        Provenance::PublicUsage,
+    ),
+    al("IVP_SAPOS2NX8U_FP", "IVP_SAPOS_FP", Provenance::PublicUsage),
 ];

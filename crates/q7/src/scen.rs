@@ -32,8 +32,19 @@ fn reg_index(name: &str, prefix: &str, count: usize) -> Option<usize> {
 /// Apply `[regs]` to a fresh machine.
 pub fn machine(sc: &Scenario) -> Result<Machine, Diagnostic> {
     let mut m = Machine::default();
+    // Register names are case-insensitive: each register, by its canonical
+    // name, and the key that set it first.
+    let mut seen: Vec<(String, &xstore_core::tomlval::Key)> = Vec::new();
     for (k, v) in &sc.regs {
         let name = k.name.to_ascii_lowercase();
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            return Err(Diagnostic::scenario(format!(
+                "register {name} is set twice in [regs]: `{}` at {}:{} and `{}` at {}:{}",
+                first.name, first.line, first.col, k.name, k.line, k.col
+            ))
+            .at(k.line, k.col)
+            .expected("each register once (names are case-insensitive)"));
+        }
         let wide = |what: &str| -> Result<[u8; 64], Diagnostic> {
             let b = v.as_hex(what)?;
             <[u8; 64]>::try_from(b.as_slice()).map_err(|_| {
@@ -61,6 +72,7 @@ pub fn machine(sc: &Scenario) -> Result<Machine, Diagnostic> {
                     .expected("a0..a15, v0..v31, vb0..vb15, u0..u3"),
             );
         }
+        seen.push((name, k));
     }
     Ok(m)
 }
@@ -115,6 +127,7 @@ pub fn program(sc: &Scenario) -> Result<Vec<Bundle>, Diagnostic> {
                                     line: line + origin.0 - 1,
                                     col,
                                     op_cols: vec![col],
+                                    slots: 1,
                                 }),
                                 Decoded::Unknown { len, .. } => {
                                     return Err(at(Diagnostic::unsupported(format!(
@@ -141,6 +154,7 @@ pub fn program(sc: &Scenario) -> Result<Vec<Bundle>, Diagnostic> {
                         line: 0,
                         col: 0,
                         op_cols: vec![0],
+                        slots: 1,
                     }),
                     Decoded::Unknown { len, .. } => {
                         return Err(Diagnostic::unsupported(format!(

@@ -1,4 +1,4 @@
-//! The public bundle bytes (q7.md §1) both ways, the field table, unknown bundles.
+//! The public bundle bytes (docs/q7.md, "The codec") both ways, the field table, unknown bundles.
 
 use xstore_core::hex;
 use xstore_q7::codec::{self, Decoded, SV2NX8_IP_FIELDS};
@@ -113,7 +113,10 @@ fn unknown_bundles_keep_their_bytes() {
     ));
     let v = isa().validate(&b).unwrap();
     assert!(!v.valid);
-    assert_eq!(v.failed, vec!["known_encoding".to_string()]);
+    assert_eq!(
+        v.failed,
+        ["known_encoding", "imm_scaled_4bit", "one_store_per_bundle"]
+    );
     let ex = isa().explain("0f03049c945e9c03").unwrap();
     assert!(ex[0].title.contains("unknown 8-byte"));
 }
@@ -136,7 +139,15 @@ fn decoder_errors_name_the_byte_and_bits() {
         "{e}"
     );
     let v = isa().validate(&[0x0e]).unwrap();
-    assert_eq!(v.failed, vec!["bundle_length".to_string()]);
+    assert_eq!(
+        v.failed,
+        [
+            "bundle_length",
+            "known_encoding",
+            "imm_scaled_4bit",
+            "one_store_per_bundle"
+        ]
+    );
     let v = isa()
         .validate(&hex::decode("1f03049c945e9c02").unwrap())
         .unwrap();
@@ -245,4 +256,189 @@ fn zalign_explains_the_priming_disagreement() {
         .find(|f| f.name == "source claim")
         .unwrap();
     assert!(claim.meaning.contains("salign"), "{}", claim.meaning);
+}
+
+#[test]
+fn validate_never_passes_a_check_it_cannot_decide() {
+    let check = |hex_text: &str, name: &str| {
+        let v = isa().validate(&hex::decode(hex_text).unwrap()).unwrap();
+        v.checks.into_iter().find(|c| c.name == name).unwrap()
+    };
+    // A bundle that matches no public template: its slots and its immediate are
+    // unknown, so neither check can pass.
+    for name in ["one_store_per_bundle", "imm_scaled_4bit"] {
+        let c = check("0f03049c945e9c03", name);
+        assert!(!c.passed, "{name}: {}", c.detail);
+        assert!(
+            c.detail.starts_with("not checkable: "),
+            "{name}: {}",
+            c.detail
+        );
+        assert!(c.detail.contains("at byte [0]"), "{}", c.detail);
+    }
+    // Behind a known bundle, the unknown one is named by its offset.
+    let c = check("1f03049c945e9c02 0f03049c945e9c03", "one_store_per_bundle");
+    assert!(!c.passed);
+    assert!(c.detail.contains("at byte [8]"), "{}", c.detail);
+    // The public template with the reserved imm4 is decided both ways.
+    let c = check("8f03049c945e9c02", "one_store_per_bundle");
+    assert!(c.passed, "{}", c.detail);
+    let c = check("8f03049c945e9c02", "imm_scaled_4bit");
+    assert!(
+        !c.passed && !c.detail.starts_with("not checkable"),
+        "{}",
+        c.detail
+    );
+    // A stream that does not divide into bundles decides nothing else.
+    for h in ["0e", "0f0304", "1f03049c945e9c02 1e"] {
+        let v = isa().validate(&hex::decode(h).unwrap()).unwrap();
+        assert_eq!(v.checks.len(), 4, "{h}");
+        for c in &v.checks[1..] {
+            assert!(
+                !c.passed && c.detail.starts_with("not checkable"),
+                "{h}: {c:?}"
+            );
+        }
+    }
+    // The known bundles pass every check.
+    let v = isa()
+        .validate(&hex::decode("1f03049c945e9c02 ff13049c945e9c02").unwrap())
+        .unwrap();
+    assert!(v.valid, "{:?}", v.checks);
+}
+
+#[test]
+fn no_validate_check_is_hard_wired() {
+    // Every check of `validate` passes on some input and fails on another, and a
+    // check described as not checkable never passes.
+    let inputs: Vec<Vec<u8>> = [
+        "1f03049c945e9c02",
+        "0f03049c945e9c03",
+        "8f03049c945e9c02",
+        "0e",
+        "0f03049d945e9c02 0ff3049e945e9c02",
+    ]
+    .iter()
+    .map(|h| hex::decode(h).unwrap())
+    .chain((0..400u64).map(|k| {
+        let mut x = k.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let n = 8 * (1 + (k % 3) as usize) + (k % 5 == 0) as usize;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let b = (x >> 24) as u8;
+                // Mostly format markers 0xf, mostly template bytes, so every path is reached.
+                match (i % 8, k % 4) {
+                    (0, 0) => b,
+                    (0, _) => (b & 0xf0) | 0x0f,
+                    (j, 1) => [0, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x02][j],
+                    _ => b,
+                }
+            })
+            .collect()
+    }))
+    .collect();
+    let mut seen: std::collections::BTreeMap<String, (bool, bool)> = Default::default();
+    for b in &inputs {
+        for c in isa().validate(b).unwrap().checks {
+            if c.detail.starts_with("not checkable") {
+                assert!(!c.passed, "{c:?}");
+            }
+            let e = seen.entry(c.name).or_default();
+            if c.passed {
+                e.0 = true;
+            } else {
+                e.1 = true;
+            }
+        }
+    }
+    assert_eq!(seen.len(), 4);
+    for (name, (passed, failed)) in seen {
+        assert!(passed && failed, "{name}: passed {passed}, failed {failed}");
+    }
+}
+
+#[test]
+fn dot_byte_takes_whole_bundles_with_a_known_marker() {
+    let err = |t: &str| isa().asm(t).unwrap_err().to_string();
+    assert_eq!(
+        err(".byte2_"),
+        "<input>:1:1: error: `.byte2_` is not a directive: `.byte` is followed by a space and \
+         its values; expected `.byte` and whole 8-byte bundles, e.g. `.byte 0x0f, 0x03, 0x04, \
+         0x9c, 0x94, 0x5e, 0x9c, 0x02`"
+    );
+    assert_eq!(
+        err(".byte 2"),
+        "<input>:1:1: error: `.byte` holds 1 byte(s): it takes whole 8-byte bundles [rule: \
+         bundle_length]; expected a multiple of 8 byte values"
+    );
+    assert_eq!(
+        err("  .byte 0x0f, 3, 4, 0x9c, 0x94, 0x5e, 0x9c, 2, 0x0e, 0, 0, 0, 0, 0, 0, 0"),
+        "<input>:1:48: error: bundle 2 of `.byte` starts with format marker 0xe (byte 0 bits \
+         3:0): only the 8-byte bundles, marker 0xf, have a known length [rule: bundle_length]; \
+         expected 0xf in bits 3:0 of each bundle's first byte"
+    );
+    assert!(err(".byte").contains("`.byte` without values"));
+    assert!(err(".byte 2_, 0, 0, 0, 0, 0, 0, 0").contains("`2_` is not a byte value"));
+    assert!(err(".byte -1, 0, 0, 0, 0, 0, 0, 0").contains("`-1` is not a byte value"));
+    assert!(err(".byte 0x0f, 0x100, 0, 0, 0, 0, 0, 0").contains("`0x100` is not a byte value"));
+    assert!(err(".byte 0x0f,, 0, 0, 0, 0, 0, 0").contains("`` is not a byte value"));
+    // Whole bundles: one line of hex per bundle, and disasm reads them back.
+    let text = ".BYTE 0x0f, 3, 4, 0x9c, 0x94, 0x5e, 0x9c, 2, 0x1f, 0x03, 0x04, 0x9c, 0x94, \
+                0x5e, 0x9c, 0x03";
+    let out = isa().asm(text).unwrap();
+    assert_eq!(
+        out,
+        vec![
+            hex::decode("0f03049c945e9c02").unwrap(),
+            hex::decode("1f03049c945e9c03").unwrap()
+        ]
+    );
+    let lines = isa().disasm(&out.concat()).unwrap();
+    assert_eq!(lines[0], "IVP_SV2NX8_IP v0, a3, 0");
+    assert!(lines[1].starts_with(".byte 0x1f, 0x03"), "{lines:?}");
+    assert_eq!(isa().asm(&lines.join("\n")).unwrap(), out);
+}
+
+#[test]
+fn asm_and_disasm_round_trip_through_dot_byte() {
+    let mut x = xstore_core::bench::XorShift(0x9e37_79b9_7f4a_7c15);
+    for k in 0..2000 {
+        // Bytes -> disasm -> asm: every decodable stream comes back byte for byte.
+        let n = 1 + (x.next_u64() % 3) as usize;
+        let mut b = Vec::new();
+        for _ in 0..n {
+            let mut w = if k % 2 == 0 {
+                // Near the template, so that some bundles decode as IVP_SV2NX8_IP.
+                let mut t = codec::SV2NX8_IP_TEMPLATE;
+                t[0] |= (x.next_u64() as u8) & 0xf0;
+                t[1] = x.next_u64() as u8;
+                t[(x.next_u64() % 8) as usize] ^= (x.next_u64() % 2) as u8;
+                t
+            } else {
+                x.next_u64().to_le_bytes()
+            };
+            w[0] |= 0x0f;
+            b.extend_from_slice(&w);
+        }
+        let text = isa().disasm(&b).unwrap().join("\n");
+        assert_eq!(isa().asm(&text).unwrap().concat(), b, "{text}");
+        // .byte text -> asm -> disasm -> asm: what asm accepts, disasm reads back.
+        let vals: Vec<String> = b
+            .iter()
+            .map(|v| match x.next_u64() % 3 {
+                0 => format!("{v}"),
+                1 => format!("0x{v:x}"),
+                _ => format!("0X{v:02X}"),
+            })
+            .collect();
+        let text = format!(".byte {}", vals.join(", "));
+        let out = isa().asm(&text).unwrap();
+        assert!(out.iter().all(|l| l.len() == 8));
+        assert_eq!(out.concat(), b);
+        let back = isa().disasm(&out.concat()).unwrap().join("\n");
+        assert_eq!(isa().asm(&back).unwrap(), out, "{text}");
+    }
 }

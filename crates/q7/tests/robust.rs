@@ -61,4 +61,29 @@ proptest! {
         let _ = isa().validate(&b);
         let _ = isa().explain(&xstore_core::hex::encode(&b));
     }
+
+    #[test]
+    fn what_asm_accepts_disasm_reads_back(
+        dir in prop_oneof![Just(".byte "), Just(".byte"), Just(".BYTE\t"), Just(".byte  ")],
+        vals in proptest::collection::vec(
+            prop_oneof![
+                (0u32..300).prop_map(|v| v.to_string()),
+                (0u32..300).prop_map(|v| format!("0x{v:x}")),
+                Just("15".to_string()),
+                Just("0xff".to_string()),
+                Just("0x0f".to_string()),
+                "[0-9a-fx_+\\- ]{0,4}",
+            ],
+            0..20,
+        ),
+        sep in prop_oneof![Just(", "), Just(","), Just(" ,")],
+    ) {
+        let text = format!("{dir}{}", vals.join(sep));
+        if let Ok(out) = isa().asm(&text) {
+            prop_assert!(out.iter().all(|l| l.len() == 8));
+            let lines = isa().disasm(&out.concat());
+            prop_assert!(lines.is_ok(), "{text}: {lines:?}");
+            prop_assert_eq!(isa().asm(&lines.unwrap().join("\n")).unwrap(), out);
+        }
+    }
 }

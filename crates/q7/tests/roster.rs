@@ -67,7 +67,12 @@ fn every_sv_and_ss_family_has_the_four_agu_modes() {
 
 #[test]
 fn placements_follow_the_source() {
-    let p = |name: &str| roster::roster()[roster::find(name).unwrap()].fam.placements;
+    let p = |name: &str| {
+        roster::roster()[roster::find(name).unwrap()]
+            .fam
+            .placements
+            .formats
+    };
     assert_eq!(p("IVP_SV2NX8_I").len(), 9);
     assert!(p("IVP_SV2NX8_I").contains(&Format::N1));
     assert_eq!(p("IVP_SS2NX8_I").len(), 8);
@@ -88,20 +93,25 @@ fn placements_follow_the_source() {
     // Only the prime/flush ops have the F4 load slot.
     let f4 = roster::roster()
         .iter()
-        .filter(|o| o.fam.placements.contains(&Format::F4))
+        .filter(|o| o.fam.placements.formats.contains(&Format::F4))
         .count();
     assert_eq!(f4, 4);
     // Coarse ss shapes need a wide format.
     assert!(p("IVP_SSN_16X256_I").iter().all(|f| f.bytes() == 16));
     // Every B07 op places in slot s0 only: the slot names say so.
     for o in roster::roster().iter().filter(|o| o.is_b07()) {
-        assert!(o.fam.placements.iter().all(|f| f.slot().contains("_s0_")));
+        assert!(o
+            .fam
+            .placements
+            .formats
+            .iter()
+            .all(|f| f.slot().contains("_s0_")));
     }
-    // The documented total (the source states 746).
+    // The documented total (the reference page states 746).
     let total: usize = roster::roster()
         .iter()
         .filter(|o| o.is_b07())
-        .map(|o| o.fam.placements.len())
+        .map(|o| o.fam.placements.formats.len())
         .sum();
     assert_eq!(total, 770);
 }
@@ -116,9 +126,9 @@ fn selector_words_match_the_source() {
             .f0_word()
             .unwrap()
     };
-    // Post-increment is bit 0x100 (source §3.3).
+    // Post-increment is bit 0x100 (reference page §3.3).
     assert_eq!(w("IVP_SV2NX8_XP") - w("IVP_SV2NX8_X"), 0x100);
-    // The +0x40000 data-shape ladder (source §3.2).
+    // The +0x40000 data-shape ladder (reference page §3.2).
     let ladder = [
         "IVP_SV2NX8_I",
         "IVP_SVNX8S_I",

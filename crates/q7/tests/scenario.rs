@@ -46,6 +46,40 @@ fn register_keys_are_checked_with_their_location() {
 }
 
 #[test]
+fn a_register_set_twice_under_two_spellings_is_an_error() {
+    assert_eq!(
+        run_err(&format!("{PROG}[regs]\na3 = 0x100\nA3 = 0x200\n")),
+        "s.toml:5:1: error: register a3 is set twice in [regs]: `a3` at 4:1 and `A3` at 5:1; \
+         expected each register once (names are case-insensitive)"
+    );
+    let wide = "00".repeat(64);
+    for (a, b) in [("V7", "v7"), ("vb2", "VB2"), ("Vb2", "vB2"), ("u1", "U1")] {
+        let value = if a.to_ascii_lowercase().starts_with("vb") {
+            "1".to_string()
+        } else {
+            format!("\"{wide}\"")
+        };
+        let text = format!("{PROG}[regs]\n{a} = {value}\na1 = 0\n{b} = {value}\n");
+        let e = run_err(&text);
+        assert_eq!(
+            e,
+            format!(
+                "s.toml:6:1: error: register {} is set twice in [regs]: `{a}` at 4:1 and `{b}` \
+                 at 6:1; expected each register once (names are case-insensitive)",
+                a.to_ascii_lowercase()
+            )
+        );
+        // lint rejects what run rejects.
+        let sc = parse(&text);
+        let mem = build_memory(isa(), &sc, 1 << 24).unwrap();
+        assert_eq!(isa().lint(&sc, &mem).unwrap_err().to_string(), e);
+    }
+    // Different registers are fine.
+    let sc = parse(&format!("{PROG}[regs]\na3 = 0x100\nA4 = 0x200\n"));
+    assert!(run_scenario(isa(), &sc, 1 << 24).is_ok());
+}
+
+#[test]
 fn options_are_checked() {
     assert_eq!(
         run_err(&format!("{PROG}[options]\nmisaligned = \"wrap\"\n")),
