@@ -545,6 +545,7 @@ fn explain_names_every_field_with_provenance() {
     let ex = isa().explain("139e7600").unwrap();
     assert!(ex[0].title.contains("undecodable"), "{}", ex[0].title);
     assert_eq!(ex[0].fields[0].name, "SizeCode");
+    assert_eq!(ex[0].fields[0].raw, "0xd");
     assert!(ex[0].fields[0].meaning.contains("SizeCode 13 is reserved"));
     assert!(!ex[0].fields[0].meaning.contains("source binding"));
     // Undecodable words explain the failing field.
