@@ -65,6 +65,7 @@ proptest! {
         vc_seed in any::<u32>(),
         seed in any::<u64>(),
         stride_pad in 0u64..5,
+        spare in 0u32..3,
     ) {
         let cell = CUBE_CELLS[which];
         // The storage shape follows the valid shape (pto-spec cube-cell.asl): ValidCol and,
@@ -72,7 +73,8 @@ proptest! {
         let rcells = if cell.layout == TileLayout::CubeN8 { rcells } else { 1 };
         let rows = rcells * cell.rows;
         let cols = ccells * cell.cols;
-        let capacity = rcells * ccells * 128;
+        // Spare capacity beyond the cells changes nothing in the layout.
+        let capacity = (rcells * ccells + spare) * 128;
         let vr = if cell.layout == TileLayout::CubeN8 {
             (rcells - 1) * cell.rows + 1 + vr_seed % cell.rows
         } else {
