@@ -220,8 +220,10 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
     let op = match upper.as_str() {
         "BSTART.TSTORE" | "BSTART.TLOAD" => {
             arity(&toks, 1, 1, &upper, line, rest_col)?;
-            let d = tables::dtype_by_name(toks[0].text)
-                .filter(|d| d.bits != 0)
+            // The printer spells a reserved code `reserved(N)`; it assembles back.
+            let code = tables::dtype_by_name(toks[0].text)
+                .map(|d| d.code)
+                .or_else(|| tables::reserved_dtype_by_name(toks[0].text))
                 .ok_or_else(|| {
                     Diagnostic::range(format!("`{}` is not a data type", toks[0].text))
                         .at(line, toks[0].col)
@@ -234,7 +236,7 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
                                 .join(", "),
                         )
                 })?;
-            set(&mut v, Fk::DataType, d.code as u32);
+            set(&mut v, Fk::DataType, code as u32);
             if upper == "BSTART.TSTORE" {
                 Op::BstartTstore
             } else {
@@ -246,7 +248,7 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
             let l = tables::datr_layout_by_name(toks[0].text).ok_or_else(|| {
                 Diagnostic::range(format!("`{}` is not a layout", toks[0].text))
                     .at(line, toks[0].col)
-                    .expected("NORM, M322ND, M162ND, N82ND or L<0..31>")
+                    .expected("an assigned layout name (NORM, M322ND, M162ND, N82ND, …) or L<n> for an assigned code")
             })?;
             set(&mut v, Fk::Layout, l as u32);
             let d = tables::dtype_by_name(toks[1].text).ok_or_else(|| {

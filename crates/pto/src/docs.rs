@@ -40,7 +40,15 @@ pub fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
                     tables::datr_layout_name(v as u8),
                     t.key()
                 ),
-                None => format!("L{v} (does not apply to TSTORE: TileLegality)"),
+                Some(LayoutUse::LoadConversion) => format!(
+                    "{} (a TLOAD conversion; does not apply to TSTORE: TileLegality)",
+                    tables::datr_layout_name(v as u8)
+                ),
+                Some(LayoutUse::Inapplicable) => format!(
+                    "{} (does not apply to TSTORE: TileLegality)",
+                    tables::datr_layout_name(v as u8)
+                ),
+                None => format!("L{v} (unassigned)"),
             }
         }
         Fk::Imm => match w {
@@ -53,13 +61,14 @@ pub fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
         Fk::Imm8 => format!("{v}"),
         Fk::LoopNest => format!("LB{v}"),
         Fk::Last => if v != 0 { "last binding" } else { "not last" }.into(),
-        Fk::SizeCode => {
-            if v == 0 {
-                "source binding".to_string()
-            } else {
-                format!("{v} (destination binding)")
-            }
-        }
+        Fk::SizeCode => match v {
+            0 => "0: source binding".to_string(),
+            1..=12 => format!(
+                "{v}: destination binding of {} bytes per PE (TSTORE needs a source: TileLegality)",
+                128u64 << (v - 1)
+            ),
+            _ => format!("{v}: reserved"),
+        },
         Fk::SubSize => format!("{v} → view of {} bytes", 128u64 << (v.clamp(1, 16) - 1)),
         Fk::Uimm11 => format!("{v} cells ({} bytes)", v as u64 * 128),
         Fk::SrcSelect => if v == 0 { "source0" } else { "not source0" }.into(),
@@ -82,8 +91,8 @@ fn pes(pemode: u8) -> String {
 /// Provenance of one field of a decoded word.
 pub fn field_prov(w: &Word, fd: &FieldDef) -> Provenance {
     if let (Word::Datr { layout, .. }, Part::Value(Fk::Layout, _)) = (w, fd.part) {
-        if tables::datr_layout(*layout).is_none() {
-            return tables::OTHER_LAYOUT_PROV;
+        if let Some(l) = tables::datr_layout(*layout) {
+            return l.prov;
         }
     }
     w.format().prov
@@ -157,7 +166,7 @@ pub fn tables_markdown() -> String {
             d.prov
         );
     }
-    let _ = writeln!(s, "\nReserved codes: 15, 21-23, 29-30 (and 31 outside B.DATR). Decoding a reserved code is an error naming the field; executing it is an IllegalInstruction fault.");
+    let _ = writeln!(s, "\nReserved codes: 15, 21-23, 29-30 (and 31 outside B.DATR). In B.DATR a reserved code does not decode (IllegalInstruction); in BSTART.TSTORE it decodes and the block faults TileLegality (`bstart_dtype`).");
     let _ = writeln!(s, "\n### PEMode\n");
     let _ = writeln!(s, "| PEMode | mask (PE0..PE3) | provenance |");
     let _ = writeln!(s, "|---|---|---|");
@@ -191,13 +200,15 @@ pub fn tables_markdown() -> String {
         let u = match l.usage {
             LayoutUse::Ordinary => "ordinary (all other B.DATR fields 0)".to_string(),
             LayoutUse::Cube(t) => format!("CUBE form, source layout `{}`", t.key()),
+            LayoutUse::LoadConversion => "a TLOAD conversion: faults TileLegality".to_string(),
+            LayoutUse::Inapplicable => "faults TileLegality".to_string(),
         };
         let _ = writeln!(s, "| {} | {} | {u} | {} |", l.code, l.name, l.prov);
     }
     let _ = writeln!(
         s,
-        "| other | L<n> | decodes, faults TileLegality | {} |",
-        tables::OTHER_LAYOUT_PROV
+        "| other | L<n> | unassigned: the word does not decode (IllegalInstruction) | {} |",
+        tables::SPEC
     );
     let _ = writeln!(s, "\n### CUBE cells (128 bytes each)\n");
     let _ = writeln!(
@@ -227,15 +238,19 @@ pub fn tables_markdown() -> String {
         );
     }
     let _ = writeln!(s, "\n### Rules (validate names and fault kinds)\n");
-    let _ = writeln!(s, "| validate name | checked by | rule | provenance |");
-    let _ = writeln!(s, "|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| validate name | checked by | rule | stated in (pto-spec) | provenance |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
     for r in tables::RULES {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} |",
             r.rule.check_name(),
             if r.is_static { "validate + run" } else { "run" },
             r.text,
+            r.source,
             r.prov
         );
     }

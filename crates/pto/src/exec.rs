@@ -127,15 +127,9 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
     let mut source: Option<(Source, u8, usize)> = None;
     let mut nsources = 0;
     let mut subview = None;
+    // Whether a binding (B.IOR, B.IOT, B.IOS) came before: B.DATR must precede them all.
+    let mut bound = false;
     for (i, w) in words.iter().enumerate() {
-        let after_source = source.is_some();
-        let misplaced = |v: &mut Vec<Violation>, what: &str| {
-            v.push(viol(
-                Rule::SourceLast,
-                Some(i),
-                format!("word {i}: {what} after the source binding"),
-            ))
-        };
         match *w {
             Word::Datr { .. } => {
                 if datr.is_some() {
@@ -147,8 +141,12 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
                 } else {
                     datr = Some(*w);
                 }
-                if after_source {
-                    misplaced(&mut v, "B.DATR");
+                if bound {
+                    v.push(viol(
+                        Rule::DatrBeforeBindings,
+                        Some(i),
+                        format!("word {i}: B.DATR after a B.IOR, B.IOT or B.IOS"),
+                    ));
                 }
             }
             Word::Dim { lb: k, .. } | Word::Dimi { lb: k, .. } if k < 3 => {
@@ -166,9 +164,6 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
                 } else {
                     lb[k as usize] = Some(src);
                 }
-                if after_source {
-                    misplaced(&mut v, "a dimension");
-                }
             }
             Word::Ior {
                 dst,
@@ -176,6 +171,7 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
                 src1,
                 src2,
             } => {
+                bound = true;
                 if ior.is_some() {
                     v.push(viol(
                         Rule::SingleIor,
@@ -196,11 +192,9 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
                         ),
                     ));
                 }
-                if after_source {
-                    misplaced(&mut v, "B.IOR");
-                }
             }
             Word::Iot { tile, last, pemode } => {
+                bound = true;
                 nsources += 1;
                 if !last {
                     v.push(viol(
@@ -214,12 +208,15 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
                 }
             }
             Word::Ios { id, size, pemode } => {
+                bound = true;
                 nsources += 1;
                 if size != 0 {
                     v.push(viol(
                         Rule::IosSource,
                         Some(i),
-                        format!("word {i}: B.IOS SizeCode {size} is a destination binding"),
+                        format!(
+                            "word {i}: B.IOS SizeCode {size} is a destination binding; TSTORE reads a source"
+                        ),
                     ));
                 }
                 if source.is_none() {
@@ -232,18 +229,16 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
                 reg,
                 size,
             } => {
-                let ok_place = matches!(source, Some((Source::Shared(_), _, _)));
-                if !ok_place {
+                let after_ios = i > 0 && matches!(words[i - 1], Word::Ios { .. });
+                if !after_ios {
                     v.push(viol(
                         Rule::SubviewPlacement,
                         Some(i),
-                        format!("word {i}: B.SUBVIEW without a preceding B.IOS source"),
-                    ));
-                } else if subview.is_some() {
-                    v.push(viol(
-                        Rule::SubviewPlacement,
-                        Some(i),
-                        format!("word {i}: second B.SUBVIEW"),
+                        if matches!(words[i.saturating_sub(1)], Word::Subview { .. }) && i > 0 {
+                            format!("word {i}: second B.SUBVIEW")
+                        } else {
+                            format!("word {i}: B.SUBVIEW does not immediately follow a B.IOS")
+                        },
                     ));
                 } else if sel != 0 {
                     v.push(viol(
@@ -290,6 +285,16 @@ pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
 /// Legality that the block's bytes alone decide (TileLegality).
 pub fn check_static(h: &Header) -> Vec<Violation> {
     let mut v = Vec::new();
+    if !h.tload && tables::dtype_storable(h.dtype).is_none() {
+        v.push(viol(
+            Rule::BstartDtype,
+            Some(0),
+            format!(
+                "BSTART.TSTORE DataType {} is reserved (assigned: 0..14, 16..20, 24..28)",
+                h.dtype
+            ),
+        ));
+    }
     if let Some(Word::Datr {
         cmode,
         pad,
@@ -319,10 +324,13 @@ pub fn check_static(h: &Header) -> Vec<Violation> {
                     ));
                 }
             }
-            None => v.push(viol(
+            Some(LayoutUse::LoadConversion) | Some(LayoutUse::Inapplicable) | None => v.push(viol(
                 Rule::DatrApplicability,
                 None,
-                format!("B.DATR Layout {layout} does not apply to TSTORE (0 or 24..26)"),
+                format!(
+                    "B.DATR Layout {layout} ({}) does not apply to TSTORE (NORM or 24..26)",
+                    tables::datr_layout_name(layout)
+                ),
             )),
         }
     }
@@ -341,7 +349,22 @@ pub fn check_static(h: &Header) -> Vec<Violation> {
                 "the CUBE form needs LB0 and LB1 and no LB2",
             ));
         }
-        if !tables::dtype(h.dtype).is_some_and(|d| d.cube) {
+        // A dimension the bytes alone fix (C.B.DIMI, or B.DIM from the zero GPR).
+        for k in 0..2 {
+            let fixed = match h.lb[k] {
+                Some(DimSrc::Imm(x)) => Some(x as u32),
+                Some(DimSrc::Reg { reg: 0, imm }) => Some(imm & 0xffff),
+                _ => None,
+            };
+            if fixed == Some(0) {
+                v.push(viol(
+                    Rule::CubeDims,
+                    None,
+                    format!("the CUBE form needs a nonzero LB{k}; it is an immediate 0"),
+                ));
+            }
+        }
+        if tables::dtype_storable(h.dtype).is_some_and(|d| !d.cube) {
             v.push(viol(
                 Rule::CubeDtype,
                 None,
@@ -951,8 +974,15 @@ pub fn map_fault(f: &Fault, bits: u32) -> PtoFault {
         MemFault::Misaligned { .. } | MemFault::AddressOverflow { .. } => {
             format!("element address {addr:#x} is not a multiple of {eb}")
         }
-        MemFault::ReadOnly => format!("element at {addr:#x} is in a read-only region"),
-        _ => format!("element at {addr:#x} is not mapped"),
+        MemFault::ReadOnly if f.addr == addr => {
+            format!("element at {addr:#x} is in a read-only region")
+        }
+        MemFault::ReadOnly => format!(
+            "element at {addr:#x}: byte {:#x} is in a read-only region",
+            f.addr
+        ),
+        _ if f.addr == addr => format!("element at {addr:#x} is not mapped"),
+        _ => format!("element at {addr:#x}: byte {:#x} is not mapped", f.addr),
     };
     PtoFault {
         kind,

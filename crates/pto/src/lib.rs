@@ -90,7 +90,13 @@ pub fn explain_word(raw: &word::Raw) -> Explanation {
             fields: vec![ExplainField {
                 name: e.field.to_string(),
                 bits: e.bits.map(|(h, l)| format!("{h}:{l}")).unwrap_or_default(),
-                raw: format!("{:#x}", raw.value),
+                // The failing field's bits (the whole word when no field is known).
+                raw: match e.bits {
+                    Some((h, l)) if h - l < 63 => {
+                        format!("{:#x}", (raw.value >> l) & ((1u64 << (h - l + 1)) - 1))
+                    }
+                    _ => format!("{:#x}", raw.value),
+                },
                 meaning: format!("{}; expected {}", e.message, e.expected),
                 provenance: tables::SPEC,
             }],

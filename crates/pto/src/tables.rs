@@ -83,6 +83,13 @@ pub fn dtype_by_name(name: &str) -> Option<&'static DType> {
     DTYPES.iter().find(|d| d.name.eq_ignore_ascii_case(name))
 }
 
+/// `reserved(N)` for a reserved code N (the printer's spelling of one).
+pub fn reserved_dtype_by_name(name: &str) -> Option<u8> {
+    let n = name.strip_prefix("reserved(")?.strip_suffix(')')?;
+    let v: u8 = n.parse().ok()?;
+    (v < 32 && dtype(v).is_none()).then_some(v)
+}
+
 pub fn dtype_name(code: u8) -> String {
     dtype(code)
         .map(|d| d.name.to_string())
@@ -173,13 +180,17 @@ pub fn tile_by_name(s: &str) -> Option<u8> {
 // B.DATR layouts (pto.md §4, §5)
 // ---------------------------------------------------------------------------
 
-/// How a B.DATR Layout code acts on TSTORE.
+/// How an assigned B.DATR Layout code acts on TSTORE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LayoutUse {
     /// Ordinary (NORM) store.
     Ordinary,
     /// Selects the CUBE form with this tile layout.
     Cube(TileLayout),
+    /// A TLOAD conversion (ND2M32, ND2M16, ND2N8): not a store direction.
+    LoadConversion,
+    /// Assigned, but no TSTORE form uses it.
+    Inapplicable,
 }
 
 pub struct DatrLayout {
@@ -189,37 +200,39 @@ pub struct DatrLayout {
     pub prov: Provenance,
 }
 
-pub static DATR_LAYOUTS: &[DatrLayout] = &[
+const fn lay(code: u8, name: &'static str, usage: LayoutUse) -> DatrLayout {
     DatrLayout {
-        code: 0,
-        name: "NORM",
-        usage: LayoutUse::Ordinary,
+        code,
+        name,
+        usage,
         prov: SPEC,
-    },
-    DatrLayout {
-        code: 24,
-        name: "M322ND",
-        usage: LayoutUse::Cube(TileLayout::CubeM32),
-        prov: SPEC,
-    },
-    DatrLayout {
-        code: 25,
-        name: "M162ND",
-        usage: LayoutUse::Cube(TileLayout::CubeM16),
-        prov: SPEC,
-    },
-    DatrLayout {
-        code: 26,
-        name: "N82ND",
-        usage: LayoutUse::Cube(TileLayout::CubeN8),
-        prov: SPEC,
-    },
-];
+    }
+}
 
-/// Every other Layout code decodes (the raw value is kept and printed `L<n>`)
-/// and faults TileLegality on TSTORE: the source does not list which of them
-/// are assigned, so none is treated as an illegal instruction.
-pub const OTHER_LAYOUT_PROV: Provenance = Provenance::Assumed;
+/// The assigned Layout codes (pto-spec, asl/block/attributes/B.DATR.asl: 0, 1, 3, 4, 6, 8, 9,
+/// 17, 18, 20, 21..28, 30; the code → name map of the B.DATR model). Every other code is
+/// unassigned: the word does not decode (IllegalInstruction).
+pub static DATR_LAYOUTS: &[DatrLayout] = &[
+    lay(0, "NORM", LayoutUse::Ordinary),
+    lay(1, "ND2DN", LayoutUse::Inapplicable),
+    lay(3, "ND2ZN", LayoutUse::Inapplicable),
+    lay(4, "ND2NZ", LayoutUse::Inapplicable),
+    lay(6, "DN2ND", LayoutUse::Inapplicable),
+    lay(8, "DN2ZN", LayoutUse::Inapplicable),
+    lay(9, "DN2NZ", LayoutUse::Inapplicable),
+    lay(17, "ZN2ND", LayoutUse::Inapplicable),
+    lay(18, "ZN2DN", LayoutUse::Inapplicable),
+    lay(20, "ZN2NZ", LayoutUse::Inapplicable),
+    lay(21, "ND2M32", LayoutUse::LoadConversion),
+    lay(22, "ND2M16", LayoutUse::LoadConversion),
+    lay(23, "ND2N8", LayoutUse::LoadConversion),
+    lay(24, "M322ND", LayoutUse::Cube(TileLayout::CubeM32)),
+    lay(25, "M162ND", LayoutUse::Cube(TileLayout::CubeM16)),
+    lay(26, "N82ND", LayoutUse::Cube(TileLayout::CubeN8)),
+    lay(27, "NZ2ND", LayoutUse::Inapplicable),
+    lay(28, "NZ2DN", LayoutUse::Inapplicable),
+    lay(30, "NZ2ZN", LayoutUse::Inapplicable),
+];
 
 pub fn datr_layout(code: u8) -> Option<&'static DatrLayout> {
     DATR_LAYOUTS.iter().find(|l| l.code == code)
@@ -417,12 +430,13 @@ pub enum Rule {
     BlockDelimited,
     LbWriteOnce,
     SingleDatr,
+    DatrBeforeBindings,
     SingleIor,
     IorSurplusFields,
     IotClosedByL,
     OneSourceDomain,
-    SourceLast,
     SubviewPlacement,
+    BstartDtype,
     IosSource,
     DatrApplicability,
     CubeDims,
@@ -446,6 +460,8 @@ pub struct RuleDef {
     /// Whether `validate` checks it from the block's bytes alone.
     pub is_static: bool,
     pub text: &'static str,
+    /// Where pto-spec states the rule (file and part of its contract), or "this model".
+    pub source: &'static str,
     pub prov: Provenance,
 }
 
@@ -455,6 +471,7 @@ const fn rule(
     kind: FaultKind,
     is_static: bool,
     text: &'static str,
+    source: &'static str,
     prov: Provenance,
 ) -> RuleDef {
     RuleDef {
@@ -463,60 +480,90 @@ const fn rule(
         kind,
         is_static,
         text,
+        source,
         prov,
     }
 }
 
 use FaultKind as K;
+/// The rules in the order a block is checked. The order of the structure rules among
+/// themselves is irrelevant (each word is checked in turn); structure comes before legality.
 pub static RULES: &[RuleDef] = &[
     rule(Rule::Decode, "decode", K::IllegalInstruction, true,
-        "every word decodes to a command of pto.md §1 (no reserved code, no nonzero must-be-zero bit)", SPEC),
+        "every word decodes: no reserved code (B.DATR DataType or Layout, B.IOS SizeCode 13-15, LoopNest 3, SubviewSizeCode), no GPR selector 24-31, no nonzero must-be-zero bit",
+        "each command's encoding and exceptions (asl/block/attributes/*.asl, asl/block/operands/*.asl)", SPEC),
     rule(Rule::BlockDelimited, "block_delimited", K::BundleControl, true,
-        "a block starts with BSTART, ends with BSTOP or C.BSTOP, and holds no other BSTART", SPEC),
+        "a block starts with BSTART, ends with BSTOP or C.BSTOP, and holds no other BSTART",
+        "asl/block/execution/BSTART.TSTORE.asl (block_composition)", SPEC),
     rule(Rule::LbWriteOnce, "lb_write_once", K::BundleControl, true,
-        "each of LB0, LB1, LB2 is written at most once (B.DIM or C.B.DIMI)", SPEC),
+        "each of LB0, LB1, LB2 is written at most once (B.DIM or C.B.DIMI), anywhere in the block",
+        "asl/block/attributes/B.DIM.asl, C.B.DIMI.asl (exceptions: a second write to the same LB)", SPEC),
     rule(Rule::SingleDatr, "single_datr", K::BundleControl, true,
-        "at most one B.DATR", SPEC),
+        "at most one B.DATR",
+        "asl/block/attributes/B.DATR.asl (legality, exceptions)", SPEC),
+    rule(Rule::DatrBeforeBindings, "datr_before_bindings", K::BundleControl, true,
+        "B.DATR precedes B.IOR, B.IOT and B.IOS",
+        "asl/block/attributes/B.DATR.asl (block_composition)", SPEC),
     rule(Rule::SingleIor, "single_ior", K::BundleControl, true,
-        "at most one B.IOR", SPEC),
+        "at most one B.IOR, before or after the source binding",
+        "asl/block/operands/B.IOR.asl (block_composition, legality)", SPEC),
     rule(Rule::IorSurplusFields, "ior_surplus_fields", K::BundleControl, true,
-        "B.IOR RegDst and RegSrc2 are zero for TSTORE", SPEC),
+        "B.IOR RegDst and RegSrc2 are zero for TSTORE (it consumes RegSrc0 = base, RegSrc1 = stride)",
+        "asl/block/operands/B.IOR.asl (legality: a nonzero field the schema does not consume rejects)", SPEC),
     rule(Rule::IotClosedByL, "iot_closed_by_l", K::BundleControl, true,
-        "the source B.IOT carries L (last)", SPEC),
+        "the source B.IOT carries L (last)",
+        "asl/block/operands/B.IOT.asl (block_composition: the final B.IOT has L=1)", SPEC),
     rule(Rule::OneSourceDomain, "one_source_domain", K::BundleControl, true,
-        "exactly one source binding: one B.IOT (Local) or one B.IOS (Shared)", SPEC),
-    rule(Rule::SourceLast, "header_order", K::BundleControl, true,
-        "B.DATR, B.DIM, C.B.DIMI and B.IOR precede the source binding; only B.SUBVIEW and BSTOP follow it", SPEC),
+        "exactly one source binding: one B.IOT (Local) or one B.IOS (Shared)",
+        "asl/block/execution/BSTART.TSTORE.asl (legality)", SPEC),
     rule(Rule::SubviewPlacement, "subview_placement", K::BundleControl, true,
-        "B.SUBVIEW appears at most once, only after a B.IOS, and selects source0 (SrcSelect 0)", SPEC),
-    rule(Rule::IosSource, "ios_is_source", K::BundleControl, true,
-        "the B.IOS of a TSTORE is a source binding (SizeCode 0)", SPEC),
+        "B.SUBVIEW appears at most once, immediately after the B.IOS, and selects source0 (SrcSelect 0)",
+        "asl/block/operands/B.SUBVIEW.asl (block_composition, exceptions)", SPEC),
+    rule(Rule::BstartDtype, "bstart_dtype", K::TileLegality, true,
+        "the BSTART.TSTORE DataType is one of the 25 assigned element types (not 15, 21-23, 29-31)",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (legality, exceptions)", SPEC),
+    rule(Rule::IosSource, "ios_is_source", K::TileLegality, true,
+        "the B.IOS of a TSTORE is a source binding (SizeCode 0; 1-12 is a destination)",
+        "asl/block/operands/B.IOS.asl (exceptions: an operation-schema role mismatch)", SPEC),
     rule(Rule::DatrApplicability, "datr_applicability", K::TileLegality, true,
-        "B.DATR: Layout 0 with every other field 0, or Layout 24-26 (CUBE) with DataType DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0", SPEC),
+        "B.DATR: Layout NORM with every other field 0, or Layout 24-26 (CUBE) with DataType DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0; any other assigned Layout does not apply",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (defaults), asl/block/model/dispatch/tlsu-layout-conversion.asl", SPEC),
     rule(Rule::CubeDims, "cube_dims", K::TileLegality, true,
-        "CUBE form: LB0 and LB1 present and nonzero, LB2 absent", SPEC),
+        "CUBE form: LB0 and LB1 present and nonzero, LB2 absent (validate: an immediate zero is decided from the bytes)",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (CubeDimensionsLegal)", SPEC),
     rule(Rule::CubeDtype, "cube_dtype", K::TileLegality, true,
-        "CUBE form: DataType is not a 64-bit type nor HiF4X2", SPEC),
+        "CUBE form: DataType is not a 64-bit type nor HiF4X2",
+        "asl/block/execution/BSTART.TSTORE.asl (legality)", SPEC),
     rule(Rule::SharedNotCube, "shared_not_cube", K::TileLegality, true,
-        "a Shared source is never stored in the CUBE form", SPEC),
+        "a Shared source is never stored in the CUBE form",
+        "asl/block/execution/BSTART.TSTORE.asl (legality: no B.IOS)", SPEC),
     rule(Rule::TileAllocated, "tile_allocated", K::TileAllocation, false,
-        "the Local source tile is allocated in every selected PE", Provenance::Assumed),
+        "the Local source tile is allocated in every selected PE",
+        "this model", Provenance::Assumed),
     rule(Rule::SourceDtype, "source_dtype", K::TileLegality, false,
-        "the source descriptor's dtype equals the BSTART DataType", SPEC),
+        "the source descriptor's dtype equals the BSTART DataType",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (exceptions: mismatched source geometry)", SPEC),
     rule(Rule::SourceLayout, "source_layout", K::TileLegality, false,
-        "an ordinary or Shared source is row-major", SPEC),
+        "an ordinary or Shared source is row-major",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (exceptions: non-row-major source)", SPEC),
     rule(Rule::SourceDims, "source_dims", K::TileLegality, false,
-        "LB0/LB1 nonzero and within ValidCol/ValidRow; LB2 nonzero and >= LB0 (Local) or equal to Col (Shared)", SPEC),
+        "LB0/LB1 nonzero and within ValidCol/ValidRow; LB2 nonzero and >= LB0 (Local) or equal to Col (Shared)",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (legality)", SPEC),
     rule(Rule::CubeDescriptor, "cube_descriptor", K::TileLegality, false,
-        "CUBE source: layout matches B.DATR, location Matrix, dtype equal, ValidRow = LB1, ValidCol = LB0", SPEC),
+        "CUBE source: layout matches B.DATR, location Matrix, dtype equal, ValidRow = LB1, ValidCol = LB0",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (PTO-TSTORE-CUBE-001)", SPEC),
     rule(Rule::SourceDefined, "source_defined", K::TileLegality, false,
-        "every stored source element is defined", SPEC),
+        "every stored source element is defined",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (exceptions)", SPEC),
     rule(Rule::SubviewView, "subview_view", K::TileLegality, false,
-        "each PE's B.SUBVIEW view lies in the parent's capacity and is one partial row or whole rows", SPEC),
+        "each PE's B.SUBVIEW view lies in the parent's capacity and is one partial row or whole rows",
+        "asl/block/operands/B.SUBVIEW.asl", SPEC),
     rule(Rule::ElementAlignment, "element_alignment", K::DataAlignment, false,
-        "every element address is a multiple of the element size", SPEC),
+        "every element address is a multiple of the element size",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (memory_effects, ordering)", SPEC),
     rule(Rule::ElementPage, "element_page", K::DataPage, false,
-        "every element byte is mapped and writable", SPEC),
+        "every element byte is mapped and writable",
+        "asl/tile/memory-and-data-movement/regular/TSTORE.asl (memory_effects, ordering)", SPEC),
 ];
 
 impl Rule {
@@ -821,7 +868,13 @@ const IOS_FIELDS: &[FieldDef] = &[
     z("zero", 31, 26, "must be zero"),
     v("SharedTileID", 25, 20, Fk::SharedId, "Shared tile S0..S63"),
     z("zero", 19, 19, "must be zero"),
-    v("SizeCode", 18, 15, Fk::SizeCode, "0 = source binding"),
+    v(
+        "SizeCode",
+        18,
+        15,
+        Fk::SizeCode,
+        "source (0) or destination size (1..12) code",
+    ),
     f("funct3", 14, 12, "B.IOS selector 1"),
     v("PEMode", 11, 9, Fk::PEMode, "consumer PEs"),
     z("zero", 8, 7, "must be zero"),
@@ -1158,20 +1211,26 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         topic: "B.DATR on an ordinary TSTORE",
-        decision: "Layout 0 with every other field 0 (DataType field 0 included); 24..26 select CUBE; any other layout code faults TileLegality",
+        decision: "Layout 0 with every other field 0 (DataType field 0 included); 24..26 select CUBE; any other assigned layout code faults TileLegality; an unassigned code does not decode (IllegalInstruction)",
         basis: "pto.md §5 (a decision of the supplement)",
         prov: Provenance::Assumed,
     },
     Decision {
-        topic: "B.DATR Layout codes other than 0, 24, 25, 26",
-        decision: "decode (raw value kept, printed `L<n>`), fault TileLegality; the source does not say which are unassigned, so none is an illegal instruction",
-        basis: "this model",
-        prov: Provenance::Assumed,
-    },
-    Decision {
-        topic: "reserved DataType, GPR selector 24..31, reserved function, must-be-zero bits",
+        topic: "reserved B.DATR DataType or Layout, B.IOS SizeCode 13..15, GPR selector 24..31, reserved function, must-be-zero bits",
         decision: "decode error naming the field; executing such a word is an `IllegalInstruction` fault (code 4)",
         basis: "pto.md §1 / §4",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "reserved DataType in BSTART.TSTORE (15, 21..23, 29..31)",
+        decision: "decodes (printed `reserved(N)`, or `DTYPE_NONE` for 31); `TileLegality` (code 5, `bstart_dtype`) in the legality phase, so a `0000` block stays a no-op",
+        basis: "pto-spec 0.58.5 TSTORE.asl (legality, exceptions); at e599a3d the catalog makes it undecodable",
+        prov: SPEC,
+    },
+    Decision {
+        topic: "B.DATR after a binding",
+        decision: "`datr_before_bindings` (BundleControl); pto-spec's executable block model does not check this position, its B.DATR contract states it",
+        basis: "asl/block/attributes/B.DATR.asl (block_composition)",
         prov: SPEC,
     },
     Decision {
@@ -1211,12 +1270,6 @@ pub static DECISIONS: &[Decision] = &[
         prov: Provenance::Assumed,
     },
     Decision {
-        topic: "header order",
-        decision: "B.DATR, B.DIM, C.B.DIMI, B.IOR precede the source binding in any order among themselves; only B.SUBVIEW (after B.IOS) and BSTOP follow it",
-        basis: "the source lists them in this order",
-        prov: Provenance::Assumed,
-    },
-    Decision {
         topic: "overlapping PE regions, aliasing rows",
         decision: "executed PE0 → PE3, row-major; later wins; lint reports it",
         basis: "pto.md §5 (a decision of the supplement)",
@@ -1232,12 +1285,6 @@ pub static DECISIONS: &[Decision] = &[
         topic: "relative tile naming",
         decision: "direct code → index (T#1 = code 0)",
         basis: "pto.md §5 (a decision of the supplement)",
-        prov: Provenance::Assumed,
-    },
-    Decision {
-        topic: "CUBE_M32/M16 tiles taller than one cell",
-        decision: "cells of one row band follow by column, bands follow each other",
-        basis: "the source fixes cell = column / cell cols for one band",
         prov: Provenance::Assumed,
     },
     Decision {

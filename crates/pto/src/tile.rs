@@ -46,13 +46,35 @@ impl Shape {
         tables::dtype(self.dtype).map(|d| d.bits).unwrap_or(0)
     }
 
-    /// Rows = capacity*8 / (Col * bits).
+    /// Rows: capacity*8 / (Col * bits) for a row-major tile; for a CUBE tile the storage
+    /// rows (CUBE_N8: ValidRow rounded up to the cell rows; CUBE_M32/M16: the cell rows).
     pub fn rows(&self) -> u32 {
+        if let Some(c) = self.cube_cell() {
+            return if self.layout == TileLayout::CubeN8 {
+                self.valid_rows.max(1).div_ceil(c.rows) * c.rows
+            } else {
+                c.rows
+            };
+        }
         let b = self.bits().max(1) as u64;
         ((self.capacity as u64 * 8) / (self.cols.max(1) as u64 * b)) as u32
     }
 
-    /// Legality of pto.md §3. `cap_max` is 64 KiB for Local, 256 KiB for Shared.
+    fn cube_cell(&self) -> Option<&'static tables::CubeCell> {
+        if !self.layout.is_cube() {
+            return None;
+        }
+        tables::dtype(self.dtype)
+            .filter(|d| d.cube)
+            .and_then(|_| tables::cube_cell(self.layout, self.bits()))
+    }
+
+    /// Legality of a descriptor. `cap_max` is 64 KiB for Local, 256 KiB for Shared.
+    ///
+    /// A row-major tile has a nonzero power-of-two Col and Rows = capacity*8 / (Col*bits)
+    /// (pto-spec, asl/tile/model/shape/rows-columns.asl). A CUBE tile's storage comes from its
+    /// valid shape (asl/tile/model/shape/cube-cell.asl): Col = ValidCol rounded up to the cell
+    /// columns, Rows as in [`Shape::rows`], and its cells (128 bytes each) fit the capacity.
     pub fn check(&self, cap_max: u32) -> Result<(), ShapeError> {
         let e = |key, rule, message: String, expected: String| {
             Err(ShapeError {
@@ -71,22 +93,37 @@ impl Shape {
                 "a data type of pto.md §2".into(),
             );
         }
-        if self.capacity == 0 || self.capacity % tables::CAP_UNIT != 0 || self.capacity > cap_max {
+        let range = format!("a multiple of 128 in 128..={cap_max}");
+        if self.capacity == 0 || self.capacity % tables::CAP_UNIT != 0 {
             return e(
                 "capacity",
                 "tile_capacity",
                 format!(
-                    "capacity {} is not a multiple of 128 in 128..={cap_max}",
+                    "capacity {} is not a nonzero multiple of 128",
                     self.capacity
                 ),
-                format!("a multiple of 128 in 128..={cap_max}"),
+                range,
             );
+        }
+        if self.capacity > cap_max {
+            return e(
+                "capacity",
+                "tile_capacity",
+                format!("capacity {} exceeds the maximum {cap_max}", self.capacity),
+                range,
+            );
+        }
+        if self.layout.is_cube() {
+            return self.check_cube();
         }
         if self.cols == 0 || !self.cols.is_power_of_two() {
             return e(
                 "cols",
                 "tile_col_pow2",
-                format!("Col {} is not a nonzero power of two", self.cols),
+                format!(
+                    "Col {} of a row-major tile is not a nonzero power of two",
+                    self.cols
+                ),
                 "1, 2, 4, …".into(),
             );
         }
@@ -125,30 +162,93 @@ impl Shape {
                 format!("0..={}", self.cols),
             );
         }
-        if self.layout.is_cube() {
-            let d = tables::dtype(self.dtype).expect("checked above");
-            let Some(c) = tables::cube_cell(self.layout, bits).filter(|_| d.cube) else {
-                return e(
-                    "layout",
-                    "tile_cube_dtype",
-                    format!("{} has no {} geometry", d.name, self.layout.key()),
-                    "a CUBE layout with a 32-, 16-, 8- or 4-bit type other than HiF4X2".into(),
-                );
-            };
-            if self.cols % c.cols != 0 || rows % c.rows as u64 != 0 {
-                return e(
-                    "cols",
-                    "tile_cube_cells",
-                    format!(
-                        "{} × {} is not a whole number of {}×{} cells",
-                        rows, self.cols, c.rows, c.cols
-                    ),
-                    format!(
-                        "Col a multiple of {}, Rows a multiple of {}",
-                        c.cols, c.rows
-                    ),
-                );
-            }
+        Ok(())
+    }
+
+    /// The CUBE part of [`Shape::check`].
+    fn check_cube(&self) -> Result<(), ShapeError> {
+        let e = |key, rule, message: String, expected: String| {
+            Err(ShapeError {
+                key,
+                rule,
+                message,
+                expected,
+            })
+        };
+        let d = tables::dtype(self.dtype).expect("checked by the caller");
+        let Some(c) = self.cube_cell() else {
+            return e(
+                "layout",
+                "tile_cube_dtype",
+                format!("{} has no {} geometry", d.name, self.layout.key()),
+                "a CUBE layout with a 32-, 16-, 8- or 4-bit type other than HiF4X2".into(),
+            );
+        };
+        if self.valid_rows == 0 {
+            return e(
+                "valid_rows",
+                "tile_valid_rows",
+                "a CUBE tile needs ValidRow >= 1".into(),
+                "1..".into(),
+            );
+        }
+        if self.valid_cols == 0 {
+            return e(
+                "valid_cols",
+                "tile_valid_cols",
+                "a CUBE tile needs ValidCol >= 1".into(),
+                "1..".into(),
+            );
+        }
+        if self.layout != TileLayout::CubeN8 && self.valid_rows > c.rows {
+            return e(
+                "valid_rows",
+                "tile_valid_rows",
+                format!(
+                    "ValidRow {} exceeds the {} rows of one {} cell",
+                    self.valid_rows,
+                    c.rows,
+                    self.layout.key()
+                ),
+                format!("1..={}", c.rows),
+            );
+        }
+        let cols = self.valid_cols.div_ceil(c.cols) * c.cols;
+        let rows = self.rows();
+        if cols > tables::ROWS_MAX || rows > tables::ROWS_MAX {
+            return e(
+                "valid_cols",
+                "tile_cube_cells",
+                format!("{rows} × {cols} storage exceeds 65535 in a dimension"),
+                "storage rows and columns <= 65535".into(),
+            );
+        }
+        if self.cols != cols {
+            return e(
+                "cols",
+                "tile_cube_cols",
+                format!(
+                    "Col {} of a {} tile with ValidCol {} must be {cols} (ValidCol rounded up to the cell's {} columns)",
+                    self.cols,
+                    self.layout.key(),
+                    self.valid_cols,
+                    c.cols
+                ),
+                cols.to_string(),
+            );
+        }
+        let need = (rows / c.rows) as u64 * (cols / c.cols) as u64 * tables::CUBE_CELL_BYTES as u64;
+        if need > self.capacity as u64 {
+            return e(
+                "capacity",
+                "tile_cube_cells",
+                format!(
+                    "{rows} × {cols} storage needs {} cells = {need} bytes, more than the capacity {}",
+                    need / tables::CUBE_CELL_BYTES as u64,
+                    self.capacity
+                ),
+                format!("capacity >= {need}"),
+            );
         }
         Ok(())
     }

@@ -344,12 +344,22 @@ pub fn check_codes(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
     }
     let dt = g(Fk::DataType) as u8;
     match fmt.op {
-        Op::BstartTstore | Op::BstartTload if tables::dtype_storable(dt).is_none() => {
+        // A reserved BSTART.TSTORE DataType decodes: it is a legality fault of the block
+        // (`bstart_dtype`), after the zero-mask rule.
+        Op::Datr if tables::datr_layout(g(Fk::Layout) as u8).is_none() => {
             return Err(ferr(
                 fmt,
-                Fk::DataType,
-                format!("DataType {dt} is reserved"),
-                "an assigned code: 0..14, 16..20, 24..28",
+                Fk::Layout,
+                format!("Layout {} is unassigned", g(Fk::Layout)),
+                "an assigned code: 0, 1, 3, 4, 6, 8, 9, 17, 18, 20, 21..28, 30",
+            ));
+        }
+        Op::Ios if g(Fk::SizeCode) > 12 => {
+            return Err(ferr(
+                fmt,
+                Fk::SizeCode,
+                format!("B.IOS SizeCode {} is reserved", g(Fk::SizeCode)),
+                "0 (source) or 1..12 (destination sizes)",
             ));
         }
         Op::Datr if tables::dtype(dt).is_none() => {

@@ -129,7 +129,7 @@ fn parser_errors_are_located_at_line_and_column() {
     let cases: &[(&str, (u32, u32), &str)] = &[
         ("BSTART.TSTORE U8\nB.FOO a0", (2, 1), "unknown command"),
         ("BSTART.TSTORE U9", (1, 15), "not a data type"),
-        ("BSTART.TSTORE DTYPE_NONE", (1, 15), "not a data type"),
+        ("BSTART.TSTORE reserved(27)", (1, 15), "not a data type"),
         ("B.IOR a0, q1", (1, 11), "not a GPR"),
         ("B.IOR a0", (1, 7), "takes 2 to 4 operands"),
         ("BSTOP; B.DIM LB3, 4", (1, 14), "not a loop bound"),
@@ -308,7 +308,13 @@ proptest! {
         for k in [Fk::RegSrc, Fk::RegDst, Fk::RegSrc0, Fk::RegSrc1, Fk::RegSrc2] {
             v[k as usize] %= 24;
         }
-        let dts: Vec<u8> = tables::DTYPES.iter().filter(|d| d.bits != 0 || f.op == tables::Op::Datr).map(|d| d.code).collect();
+        // Every code a field can hold decodes except B.DATR's reserved ones (BSTART keeps
+        // a reserved DataType raw: a legality fault of the block).
+        let dts: Vec<u8> = (0..32u8).filter(|&c| f.op != tables::Op::Datr || tables::dtype(c).is_some()).collect();
+        if widths[Fk::Layout as usize] > 0 {
+            v[Fk::Layout as usize] = tables::DATR_LAYOUTS[seed[1] as usize % tables::DATR_LAYOUTS.len()].code as u32;
+        }
+        if f.op == tables::Op::Ios { v[Fk::SizeCode as usize] %= 13; }
         v[Fk::DataType as usize] = if widths[Fk::DataType as usize] > 0 { dts[seed[0] as usize % dts.len()] as u32 } else { 0 };
         if widths[Fk::LoopNest as usize] > 0 { v[Fk::LoopNest as usize] %= 3; }
         if widths[Fk::SubSize as usize] > 0 { v[Fk::SubSize as usize] = 1 + v[Fk::SubSize as usize] % 12; }
@@ -345,9 +351,6 @@ proptest! {
 #[test]
 fn reserved_codes_and_must_be_zero_bits_are_rejected_with_the_field() {
     let cases: &[(u32, u32, &str)] = &[
-        (0x7811_1181, 32, "DataType"),       // BSTART DataType 15
-        (0xa811_1181, 32, "DataType"),       // 21
-        (0xf811_1181, 32, "DataType"),       // 31 (DTYPE_NONE) is B.DATR-only
         (0xd8e1_1181, 32, "Function"),       // function 14 (TSTORE.SPART)
         (0xd891_1181, 32, "Function"),       // function 9
         (0xd8f1_1181, 32, "Function"),       // function 15
@@ -360,8 +363,12 @@ fn reserved_codes_and_must_be_zero_bits_are_rejected_with_the_field() {
         (0x0031_0013 | 24 << 15, 32, "RegSrc0"),
         (0x0031_0013 | 31 << 27, 32, "RegSrc2"),
         (0x0000_0043 | 24 << 15, 32, "RegSrc"),
-        (0x000c_1023, 32, "zero"),     // B.DATR bits 19:18
-        (0x00f0_1023, 32, "DataType"), // B.DATR DataType 15
+        (0x000c_1023, 32, "zero"),                // B.DATR bits 19:18
+        (0x00f0_1023, 32, "DataType"),            // B.DATR DataType 15
+        (0x0000_1123, 32, "Layout"),              // B.DATR Layout 2: unassigned
+        (0x0000_1fa3, 32, "Layout"),              // B.DATR Layout 31: unassigned
+        (0x0070_1e13 | 13 << 15, 32, "SizeCode"), // B.IOS SizeCode 13
+        (0x0070_1e13 | 15 << 15, 32, "SizeCode"), // B.IOS SizeCode 15
         (0xc03c, 16, "LoopNest"),
         (0x0000_0053, 32, "SubviewSizeCode"), // 0
         (0x0000_0053 | 13 << 7, 32, "SubviewSizeCode"),
@@ -375,6 +382,18 @@ fn reserved_codes_and_must_be_zero_bits_are_rejected_with_the_field() {
         assert_eq!(e.field, field, "{w:#x}: {}", e.message);
         assert!(e.bits.is_some());
     }
+    // A reserved BSTART.TSTORE DataType decodes (a legality fault of the block, not of the
+    // word) and prints as `reserved(N)` (31 as DTYPE_NONE); both spellings assemble back.
+    for (w, text) in [
+        (0x7811_1181u32, "BSTART.TSTORE reserved(15)"),
+        (0xa811_1181, "BSTART.TSTORE reserved(21)"),
+        (0xe811_1181, "BSTART.TSTORE reserved(29)"),
+        (0xf811_1181, "BSTART.TSTORE DTYPE_NONE"),
+    ] {
+        let d = decode(w, 32).unwrap();
+        assert_eq!(d.to_string(), text);
+        assert_eq!(asm1(text), le(w, 32));
+    }
     // BSTOP is exact: any other bit makes it something else (not BSTOP).
     assert!(decode(0x0000_0101, 32)
         .map(|w| w != Word::Bstop)
@@ -382,15 +401,32 @@ fn reserved_codes_and_must_be_zero_bits_are_rejected_with_the_field() {
 }
 
 #[test]
-fn datr_accepts_dtype_none_and_keeps_unlisted_layouts_raw() {
+fn datr_accepts_dtype_none_names_assigned_layouts_and_rejects_unassigned_ones() {
     let w = asm1("B.DATR M322ND, DTYPE_NONE, pad=3");
     let d = isa().disasm(&w).unwrap();
     assert_eq!(d, ["B.DATR M322ND, DTYPE_NONE, pad=3"]);
-    let w = asm1("B.DATR L7, U8, cmode=5, rmode=2, sat, canon");
+    // An assigned layout that TSTORE does not use decodes and prints by name (L<n> also
+    // assembles).
+    let w = asm1("B.DATR L30, U8, cmode=5, rmode=2, sat, canon");
     assert_eq!(
         isa().disasm(&w).unwrap(),
-        ["B.DATR L7, U8, cmode=5, rmode=2, sat, canon"]
+        ["B.DATR NZ2ZN, U8, cmode=5, rmode=2, sat, canon"]
     );
+    // The assigned codes are exactly pto-spec's list.
+    let assigned: Vec<u8> = tables::DATR_LAYOUTS.iter().map(|l| l.code).collect();
+    let want: Vec<u8> = [0, 1, 3, 4, 6, 8, 9, 17, 18, 20]
+        .into_iter()
+        .chain(21..=28)
+        .chain([30])
+        .collect();
+    assert_eq!(assigned, want);
+    // An unassigned one is not encodable and does not decode.
+    for code in (0..32u32).filter(|c| !want.contains(&(*c as u8))) {
+        let e = decode(0x0000_1023 | code << 7, 32).unwrap_err();
+        assert_eq!(e.field, "Layout", "{code}");
+        let d = isa().asm(&format!("B.DATR L{code}, U8")).unwrap_err();
+        assert!(d.to_string().contains("unassigned"), "{d}");
+    }
 }
 
 #[test]
@@ -491,16 +527,31 @@ fn explain_names_every_field_with_provenance() {
         .fields
         .iter()
         .any(|f| f.meaning.contains("PE0, PE1, PE2, PE3")));
-    // An unlisted layout is marked assumed.
+    // Every assigned layout comes from the specification's table.
     let ex = isa()
-        .explain(&xstore_core::hex::encode(&asm1("B.DATR L7, U8")))
+        .explain(&xstore_core::hex::encode(&asm1("B.DATR L8, U8")))
         .unwrap();
     let lay = ex[0].fields.iter().find(|f| f.name == "Layout").unwrap();
-    assert_eq!(lay.provenance, xstore_core::Provenance::Assumed);
+    assert_eq!(lay.provenance, tables::SPEC);
+    assert!(lay.meaning.contains("DN2ZN"), "{}", lay.meaning);
+    // B.IOS SizeCode: a destination size is explained as one; 13..15 do not decode.
+    let ex = isa().explain("139e7100").unwrap();
+    let sz = ex[0].fields.iter().find(|f| f.name == "SizeCode").unwrap();
+    assert!(
+        sz.meaning.contains("3: destination binding of 512 bytes"),
+        "{}",
+        sz.meaning
+    );
+    let ex = isa().explain("139e7600").unwrap();
+    assert!(ex[0].title.contains("undecodable"), "{}", ex[0].title);
+    assert_eq!(ex[0].fields[0].name, "SizeCode");
+    assert_eq!(ex[0].fields[0].raw, "0xd");
+    assert!(ex[0].fields[0].meaning.contains("SizeCode 13 is reserved"));
+    assert!(!ex[0].fields[0].meaning.contains("source binding"));
     // Undecodable words explain the failing field.
-    let ex = isa().explain("811111f8").unwrap();
+    let ex = isa().explain("23110000").unwrap();
     assert!(ex[0].title.contains("undecodable"));
-    assert_eq!(ex[0].fields[0].name, "DataType");
+    assert_eq!(ex[0].fields[0].name, "Layout");
 }
 
 #[test]

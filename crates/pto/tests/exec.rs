@@ -72,16 +72,26 @@ fn every_block_checker_rule_is_enforced() {
         ("BSTART.TSTORE U8; B.IOT T#1, mask=1000; BSTOP", "Fault_BundleControl: iot_closed_by_l"),
         ("BSTART.TSTORE U8; B.IOR a0, a1; BSTOP", "Fault_BundleControl: one_source_domain"),
         ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: one_source_domain"),
-        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.IOR a0, a1; BSTOP", "Fault_BundleControl: header_order"),
-        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.DIM LB0, 3; BSTOP", "Fault_BundleControl: header_order"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.DATR NORM, FP64; BSTOP", "Fault_BundleControl: datr_before_bindings"),
+        ("BSTART.TSTORE U8; B.IOR a0, a1; B.DATR NORM, FP64; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: datr_before_bindings"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.DATR NORM, FP64; BSTOP", "Fault_BundleControl: datr_before_bindings"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.IOR a0, a1; B.IOR a0, a1; BSTOP", "Fault_BundleControl: single_ior"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.DIM LB0, 4; C.B.DIMI 4, ->LB0; BSTOP", "Fault_BundleControl: lb_write_once"),
+        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.IOT T#2, mask=1000, last; BSTOP", "Fault_BundleControl: one_source_domain"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.IOR a0, a1; B.SUBVIEW 0, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
         ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.SUBVIEW 0, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
         ("BSTART.TSTORE U8; B.SUBVIEW 0, a0, 0, 1; B.IOS S1, mask=1000; BSTOP", "Fault_BundleControl: subview_placement"),
         ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.SUBVIEW 1, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
         ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.SUBVIEW 0, a0, 0, 1; B.SUBVIEW 0, a0, 0, 1; BSTOP", "Fault_BundleControl: subview_placement"),
-        ("BSTART.TSTORE U8; B.IOS S1, mask=1000, size=2; BSTOP", "Fault_BundleControl: ios_is_source"),
+        ("BSTART.TSTORE U8; B.IOS S1, mask=1000, size=2; BSTOP", "Fault_TileLegality: ios_is_source"),
+        ("BSTART.TSTORE reserved(15); B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: bstart_dtype"),
+        ("BSTART.TSTORE DTYPE_NONE; B.IOS S1, mask=1111; BSTOP", "Fault_TileLegality: bstart_dtype"),
+        ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE; C.B.DIMI 0, ->LB0; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dims"),
+        ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM zero, 0x10000, ->LB1; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dims"),
         ("BSTART.TSTORE U8; B.DATR NORM, FP64, pad=1; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
         ("BSTART.TSTORE U8; B.DATR NORM, U8; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
-        ("BSTART.TSTORE U8; B.DATR L7, FP64; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR ND2DN, FP64; B.IOT T#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
+        ("BSTART.TSTORE U8; B.DATR ND2M32, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
         ("BSTART.TSTORE U8; B.DATR M322ND, U8; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
         ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE, sat; B.DIM LB0, 4; B.DIM LB1, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: datr_applicability"),
         ("BSTART.TSTORE U8; B.DATR M322ND, DTYPE_NONE; B.DIM LB0, 4; B.IOT M#1, mask=1000, last; BSTOP", "Fault_TileLegality: cube_dims"),
@@ -114,9 +124,72 @@ fn every_block_checker_rule_is_enforced() {
 }
 
 #[test]
+fn the_orders_pto_spec_writes_are_accepted() {
+    // pto-spec's own test points and example programs bind B.IOR (and dimensions) after the
+    // source; B.SUBVIEW follows its B.IOS directly; B.DATR comes before every binding.
+    for text in [
+        "BSTART.TSTORE U32; B.IOT T#1, mask=1111, last; B.IOR a0, a1; BSTOP",
+        "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.DIM LB0, 4; B.IOR a0, a1; BSTOP",
+        "BSTART.TSTORE FP16; B.DATR M162ND, DTYPE_NONE; C.B.DIMI 3, ->LB0; B.IOT T#1, mask=0001, last; C.B.DIMI 2, ->LB1; B.IOR a0, a1; BSTOP",
+        "BSTART.TSTORE U64; B.IOS S18, mask=1111; B.IOR a0, a1; BSTOP",
+        "BSTART.TSTORE FP16; B.IOS S7, mask=1111; B.SUBVIEW 0, a0, 0, 7; B.IOR a0, a1; BSTOP",
+        "BSTART.TSTORE U8; B.DATR NORM, FP64; B.DIM LB0, 4; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
+    ] {
+        let v = isa().validate(&bytes(text)).unwrap();
+        assert!(v.valid, "{text}: {:?}", v.failed);
+    }
+    // The raw words: BSTART.TSTORE U32; B.IOT T#1, mask=1111, last; B.IOR a0, a1; BSTOP.
+    let raw = xstore_core::hex::decode("811111c8135e08001300310001000000").unwrap();
+    assert!(isa().validate(&raw).unwrap().valid);
+    // The rules carry the specification's provenance, not `assumed`.
+    for r in [
+        tables::Rule::SingleIor,
+        tables::Rule::DatrBeforeBindings,
+        tables::Rule::SubviewPlacement,
+        tables::Rule::LbWriteOnce,
+    ] {
+        assert!(!r.def().prov.is_assumed(), "{:?}", r);
+        assert!(r.def().source.starts_with("asl/"), "{:?}", r);
+    }
+}
+
+#[test]
+fn reserved_bstart_dtype_is_tile_legality_after_the_zero_mask() {
+    let run = |text: &str| {
+        let sc = parse(&format!(
+            "isa = \"pto\"\nprogram = \"{text}\"\n[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\n"
+        ));
+        run_scenario(isa(), &sc, 1 << 30).unwrap()
+    };
+    for dt in [
+        "reserved(15)",
+        "reserved(21)",
+        "reserved(22)",
+        "reserved(23)",
+        "reserved(29)",
+        "reserved(30)",
+        "DTYPE_NONE",
+    ] {
+        let r = run(&format!(
+            "BSTART.TSTORE {dt}; B.IOT T#1, mask=1000, last; BSTOP"
+        ));
+        let f = r.exec.fault.expect("faults");
+        assert_eq!(f.kind, "TileLegality", "{dt}: {}", f.message);
+        assert_eq!(f.code, Some(5));
+        assert!(f.message.contains("bstart_dtype"), "{}", f.message);
+        // Mask 0000: a strict no-op.
+        let r = run(&format!(
+            "BSTART.TSTORE {dt}; B.IOT T#1, mask=0000, last; BSTOP"
+        ));
+        assert!(r.exec.fault.is_none(), "{dt}");
+        assert_eq!(r.exec.outcome, Outcome::Ok);
+    }
+}
+
+#[test]
 fn undecodable_words_fail_validation_and_fault_illegal_instruction() {
     let mut b = bytes(GOOD);
-    b[3] = 0xf8; // BSTART DataType 31
+    b[11] = 0xf8; // B.IOR RegSrc2 = 31
     let v = isa().validate(&b).unwrap();
     assert_eq!(v.failed, ["Fault_IllegalInstruction: decode"]);
     let sc = parse(&format!(
@@ -345,19 +418,20 @@ fn scenario_errors_are_located_and_name_the_rule() {
         ("[regs]\n\"pe4.a0\" = 1\n", "t.toml:4:1: error: `pe4.a0` is not a pto register"),
         ("[regs]\n\"pe0.zero\" = 1\n", "t.toml:4:1: error: `pe0.zero`: selector 0"),
         ("[regs]\n\"pe0.q1\" = 1\n", "t.toml:4:1"),
-        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 100\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\n", "t.toml:7:1: error: capacity 100 is not a multiple of 128 in 128..=65536 [rule: tile_capacity]"),
-        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 6\nvalid_rows = 1\nvalid_cols = 1\n", "t.toml:8:1: error: Col 6 is not a nonzero power of two [rule: tile_col_pow2]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 100\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\n", "t.toml:7:1: error: capacity 100 is not a nonzero multiple of 128 [rule: tile_capacity]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 6\nvalid_rows = 1\nvalid_cols = 1\n", "t.toml:8:1: error: Col 6 of a row-major tile is not a nonzero power of two [rule: tile_col_pow2]"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U64\"\ncapacity = 128\ncols = 32\nvalid_rows = 1\nvalid_cols = 1\n", "[rule: tile_rows_divide]"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 17\nvalid_cols = 1\n", "t.toml:9:1: error: ValidRow 17 exceeds Rows 16 [rule: tile_valid_rows]"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 9\n", "[rule: tile_valid_cols]"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"FP64\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\nlayout = \"cube_n8\"\n", "t.toml:11:1: error: FP64 has no cube_n8 geometry [rule: tile_cube_dtype]"),
-        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 4\nvalid_rows = 1\nvalid_cols = 1\nlayout = \"cube_n8\"\n", "[rule: tile_cube_cells]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 4\nvalid_rows = 1\nvalid_cols = 1\nlayout = \"cube_n8\"\n", "t.toml:8:1: error: Col 4 of a cube_n8 tile with ValidCol 1 must be 8 (ValidCol rounded up to the cell's 8 columns) [rule: tile_cube_cols]"),
+        ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 16\nvalid_rows = 17\nvalid_cols = 16\nlayout = \"cube_m16\"\n", "t.toml:9:1: error: ValidRow 17 exceeds the 16 rows of one cube_m16 cell [rule: tile_valid_rows]"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ndata = [1]\n", "t.toml:11:8: error: `data` holds 1 elements"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ndata = [1, 256]\n", "t.toml:11:12: error: `data element` = 256 is out of range"),
         ("[[tile]]\npe = 0\nreg = \"T#0\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "t.toml:5:7: error: `reg` = \"T#0\" is not a Local tile register"),
         ("[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ncolour = 1\n", "t.toml:11:1"),
         ("[[shared]]\nid = 1\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\nlayout = \"cube_m32\"\n", "t.toml:10:1: error: a Shared tile never has a CUBE layout [rule: shared_not_cube]"),
-        ("[[shared]]\nid = 1\ndtype = \"U8\"\ncapacity = 262272\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "[rule: tile_capacity]"),
+        ("[[shared]]\nid = 1\ndtype = \"U8\"\ncapacity = 262272\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "t.toml:6:1: error: capacity 262272 exceeds the maximum 262144 [rule: tile_capacity]"),
         ("[[shared]]\nid = 64\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\n", "t.toml:4:6"),
     ];
     for (body, want) in cases {
@@ -391,18 +465,20 @@ fn cube_geometry_for_each_layout_and_width() {
     assert_eq!(CUBE_CELLS.len(), 12);
     for c in CUBE_CELLS {
         assert_eq!(c.rows * c.cols * c.bits, 128 * 8, "{c:?}");
-        // A 2 × 2 grid of cells.
+        // CUBE_N8: a 2 × 2 grid of cells. CUBE_M32/M16 hold one cell of rows: 1 × 4 cells.
+        let n8 = c.layout == TileLayout::CubeN8;
+        let (gr, gc) = if n8 { (2, 2) } else { (1, 4) };
         let s = Shape {
             dtype: dt(c.bits),
             layout: c.layout,
             location: Location::Matrix,
             capacity: 512,
-            cols: 2 * c.cols,
-            valid_rows: 2 * c.rows,
-            valid_cols: 2 * c.cols,
+            cols: gc * c.cols,
+            valid_rows: gr * c.rows,
+            valid_cols: gc * c.cols,
         };
         s.check(65536).unwrap_or_else(|e| panic!("{c:?}: {e:?}"));
-        assert_eq!(s.rows(), 2 * c.rows);
+        assert_eq!(s.rows(), gr * c.rows);
         let per = (c.rows * c.cols) as usize;
         let mut seen = vec![false; 4 * per];
         for r in 0..s.rows() {
@@ -422,8 +498,14 @@ fn cube_geometry_for_each_layout_and_width() {
             }
             _ => {
                 assert_eq!(s.phys(0, c.cols), per);
-                assert_eq!(s.phys(c.rows, 0), 2 * per);
+                assert_eq!(s.phys(0, 3 * c.cols), 3 * per);
                 assert_eq!(s.phys(1, 0), c.cols as usize);
+                // Taller than one cell: not a CUBE_M32/M16 descriptor.
+                let tall = Shape {
+                    valid_rows: c.rows + 1,
+                    ..s
+                };
+                assert_eq!(tall.check(65536).unwrap_err().rule, "tile_valid_rows");
                 if c.layout == TileLayout::CubeM16 && c.bits == 4 {
                     let slots: Vec<usize> = (0..16).map(|col| s.phys(0, col)).collect();
                     assert_eq!(
@@ -453,6 +535,48 @@ fn cube_geometry_for_each_layout_and_width() {
         };
         assert_eq!(s.check(65536).unwrap_err().rule, "tile_cube_dtype");
     }
+}
+
+#[test]
+fn cube_storage_comes_from_the_valid_shape_not_a_power_of_two() {
+    // pto-spec PTO-AVS-TILE-TSTORE-CUBE-002: FP16 CUBE_N8, 13 × 19 valid, 768 bytes: storage
+    // 16 × 24 (6 cells of 8 × 8), Col 24 is legal.
+    let s = Shape {
+        dtype: 4,
+        layout: TileLayout::CubeN8,
+        location: Location::Matrix,
+        capacity: 768,
+        cols: 24,
+        valid_rows: 13,
+        valid_cols: 19,
+    };
+    s.check(65536).unwrap();
+    assert_eq!(s.rows(), 16);
+    // K-fast: (8, 0) is in cell 1, (0, 8) in cell K_repeat = 2.
+    assert_eq!(s.phys(8, 0), 64);
+    assert_eq!(s.phys(0, 8), 128);
+    // A larger capacity changes nothing in the layout (K_repeat follows ValidRow).
+    let big = Shape {
+        capacity: 2048,
+        ..s
+    };
+    big.check(65536).unwrap();
+    assert_eq!(big.rows(), 16);
+    assert_eq!(big.phys(0, 8), 128);
+    // Col must be ValidCol rounded up to the cell columns; the cells must fit.
+    let e = Shape { cols: 32, ..s }.check(65536).unwrap_err();
+    assert_eq!(e.rule, "tile_cube_cols");
+    assert!(e.message.contains("must be 24"), "{}", e.message);
+    let e = Shape { capacity: 640, ..s }.check(65536).unwrap_err();
+    assert_eq!(e.rule, "tile_cube_cells");
+    assert!(e.message.contains("768 bytes"), "{}", e.message);
+    // The power-of-two rule stays for row-major tiles.
+    let rm = Shape {
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        ..s
+    };
+    assert_eq!(rm.check(65536).unwrap_err().rule, "tile_col_pow2");
 }
 
 #[test]
@@ -972,4 +1096,57 @@ fn back_to_back_nibble_rows_keep_the_sibling_of_each_last_nibble() {
     let f = r.exec.fault.unwrap();
     assert_eq!((f.kind.as_str(), f.address), ("DataPage", Some(0x25)));
     assert!(r.writes.is_empty());
+}
+
+#[test]
+fn a_page_fault_names_the_unmapped_byte_of_its_element() {
+    // GM ends at 0x101: the U32 element at 0x100 has bytes 0x102 and 0x103 unmapped.
+    let sc = parse(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U32; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP\"\n[[memory]]\nbase = 0\nsize = 0x102\n[regs]\n\"pe0.a0\" = 0x100\n[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U32\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\n",
+    );
+    let r = run_scenario(isa(), &sc, 1 << 30).unwrap();
+    let f = r.exec.fault.unwrap();
+    assert_eq!(f.kind, "DataPage");
+    assert_eq!(f.address, Some(0x100));
+    assert!(
+        f.message
+            .contains("element at 0x100: byte 0x102 is not mapped"),
+        "{}",
+        f.message
+    );
+    // When the element's first byte is the unmapped one, it is named once.
+    let sc = parse(
+        "isa = \"pto\"\nprogram = \"BSTART.TSTORE U32; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP\"\n[regs]\n\"pe0.a0\" = 0x1000\n[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U32\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 1\n",
+    );
+    let f = run_scenario(isa(), &sc, 1 << 30)
+        .unwrap()
+        .exec
+        .fault
+        .unwrap();
+    assert!(
+        f.message.contains("element at 0x1000 is not mapped"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn ios_size_code_13_to_15_is_an_illegal_instruction() {
+    for size in 13u32..16 {
+        let mut b = bytes("BSTART.TSTORE U8; B.IOS S7, mask=1111; BSTOP");
+        let w = u32::from_le_bytes(b[4..8].try_into().unwrap()) | size << 15;
+        b[4..8].copy_from_slice(&w.to_le_bytes());
+        let v = isa().validate(&b).unwrap();
+        assert_eq!(v.failed, ["Fault_IllegalInstruction: decode"], "{size}");
+        let sc = parse(&format!(
+            "isa = \"pto\"\nprogram_hex = \"{}\"\n",
+            xstore_core::hex::encode(&b)
+        ));
+        let f = run_scenario(isa(), &sc, 1 << 30)
+            .unwrap()
+            .exec
+            .fault
+            .unwrap();
+        assert_eq!((f.kind.as_str(), f.code), ("IllegalInstruction", Some(4)));
+    }
 }

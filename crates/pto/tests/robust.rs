@@ -65,13 +65,22 @@ proptest! {
         vc_seed in any::<u32>(),
         seed in any::<u64>(),
         stride_pad in 0u64..5,
+        spare in 0u32..3,
     ) {
         let cell = CUBE_CELLS[which];
+        // The storage shape follows the valid shape (pto-spec cube-cell.asl): ValidCol and,
+        // for CUBE_N8, ValidRow rounded up to whole cells; CUBE_M32/M16 hold one cell of rows.
+        let rcells = if cell.layout == TileLayout::CubeN8 { rcells } else { 1 };
         let rows = rcells * cell.rows;
         let cols = ccells * cell.cols;
-        let capacity = rcells * ccells * 128;
-        let vr = 1 + vr_seed % rows;
-        let vc = 1 + vc_seed % cols;
+        // Spare capacity beyond the cells changes nothing in the layout.
+        let capacity = (rcells * ccells + spare) * 128;
+        let vr = if cell.layout == TileLayout::CubeN8 {
+            (rcells - 1) * cell.rows + 1 + vr_seed % cell.rows
+        } else {
+            1 + vr_seed % rows
+        };
+        let vc = (ccells - 1) * cell.cols + 1 + vc_seed % cell.cols;
         let dtype = match cell.bits { 32 => 25, 16 => 26, 8 => 27, _ => 28 };
         let mut t = Tile::new(Shape {
             dtype,
@@ -82,6 +91,8 @@ proptest! {
             valid_rows: vr,
             valid_cols: vc,
         });
+        prop_assert!(t.shape.check(65536).is_ok(), "{:?}", t.shape.check(65536));
+        prop_assert_eq!(t.shape.rows(), rows);
         let mut rng = xstore_core::bench::XorShift(seed | 1);
         for b in t.payload.iter_mut() {
             *b = rng.next_u64() as u8;
