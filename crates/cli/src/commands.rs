@@ -162,7 +162,11 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
             } else {
                 println!("{}", if v.valid { "valid" } else { "invalid" });
                 for c in &v.checks {
-                    let mark = if c.passed { "ok  " } else { "FAIL" };
+                    let mark = match c.passed {
+                        Some(true) => "ok  ",
+                        Some(false) => "FAIL",
+                        None => "n/a ",
+                    };
                     let origin = match c.origin {
                         xstore_core::report::CheckOrigin::Spec => "spec",
                         xstore_core::report::CheckOrigin::Assumed => "assumed",

@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod bytes;
 pub mod conformance;
+pub mod decode;
 pub mod diag;
 pub mod docgen;
 pub mod hex;
@@ -20,6 +21,7 @@ pub mod mem;
 pub mod num;
 pub mod prov;
 pub mod report;
+pub mod rules;
 pub mod scenario;
 pub mod space;
 pub mod tomlval;

@@ -40,11 +40,21 @@ pub enum CheckOrigin {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
     pub name: String,
-    pub passed: bool,
+    /// `Some(true)` passed, `Some(false)` failed, `None` not checkable: the
+    /// input cannot decide it (the detail says why). JSON: `true`, `false`,
+    /// `null`.
+    pub passed: Option<bool>,
     pub origin: CheckOrigin,
     /// Which field, its value and the allowed range or set (for a failure), or a
     /// note such as "not checkable".
     pub detail: String,
+}
+
+impl Check {
+    /// Whether the check failed (a check that cannot be decided did not).
+    pub fn failed(&self) -> bool {
+        self.passed == Some(false)
+    }
 }
 
 /// `validate`'s verdict.
@@ -57,9 +67,9 @@ pub struct Validation {
 }
 
 impl Validation {
-    /// Build a verdict from checks: valid when every check passed.
+    /// Build a verdict from checks: valid when no check failed.
     pub fn from_checks(checks: Vec<Check>) -> Self {
-        let mut failed: Vec<&Check> = checks.iter().filter(|c| !c.passed).collect();
+        let mut failed: Vec<&Check> = checks.iter().filter(|c| c.failed()).collect();
         failed.sort_by_key(|c| c.origin != CheckOrigin::Spec);
         Validation {
             valid: failed.is_empty(),

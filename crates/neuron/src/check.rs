@@ -516,9 +516,9 @@ pub fn checks(inst: &Mem2d, prefix: &str) -> Vec<Check> {
                     || (def.applies == Applies::Store) == (dir == Dir::Store)
             );
             let (passed, detail) = match run(id, inst) {
-                Verdict::Pass => (true, String::new()),
-                Verdict::NotCheckable(why) => (true, why.to_string()),
-                Verdict::Fail(f) => (false, f.to_string()),
+                Verdict::Pass => (Some(true), String::new()),
+                Verdict::NotCheckable(why) => (None, why.to_string()),
+                Verdict::Fail(f) => (Some(false), f.to_string()),
             };
             Check {
                 name: format!("{prefix}{}", def.name),

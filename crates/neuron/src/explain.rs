@@ -239,7 +239,7 @@ pub fn explain_one(d: &Decoded) -> Explanation {
     let v = check::checks(m, "");
     let failed: Vec<&str> = v
         .iter()
-        .filter(|c| !c.passed)
+        .filter(|c| c.failed())
         .map(|c| c.name.as_str())
         .collect();
     let mut notes = vec![if failed.is_empty() {

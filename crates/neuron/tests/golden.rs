@@ -422,7 +422,7 @@ fn register_numbers_at_or_above_64_fail_the_assumed_check() {
     let b = asm1("tensor_store.u32 [0x0], num_elem=(2,1), reg=(r63,r64)");
     let v = xstore_neuron::validate_stream(&b).unwrap();
     assert_eq!(v.failed, ["register_number_below_64"]);
-    let c = v.checks.iter().find(|c| !c.passed).unwrap();
+    let c = v.checks.iter().find(|c| c.failed()).unwrap();
     assert_eq!(c.detail, "data[1] = r64; allowed r0..r63");
     // Unused slots are not registers.
     let mut b = asm1("tensor_store.u32 [0x0], num_elem=(1,1), reg=(r1)");

@@ -196,7 +196,7 @@ pub fn validate_bytes(bytes: &[u8]) -> Result<Validation, Diagnostic> {
                 .collect();
             Check {
                 name: r.rule.check_name(),
-                passed: hits.is_empty(),
+                passed: Some(hits.is_empty()),
                 origin: if r.prov.is_assumed() {
                     CheckOrigin::Assumed
                 } else {

@@ -371,12 +371,12 @@ pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
 
 /// `validate`: structural checks of a bundle stream. A check that the bytes
 /// cannot decide (a bundle whose contents are not public, a stream that does not
-/// divide into bundles) is reported "not checkable" and not passed.
+/// divide into bundles) is reported not checkable (`passed: None`), never passed.
 pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     if bytes.is_empty() {
         return Err(Diagnostic::encoding("no bytes to validate").at_byte(0, None));
     }
-    let check = |name: &str, passed: bool, detail: String| Check {
+    let check = |name: &str, passed: Option<bool>, detail: String| Check {
         name: name.into(),
         passed,
         origin: CheckOrigin::Spec,
@@ -385,11 +385,11 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     let mut checks = Vec::new();
     let list = match codec::decode_all(bytes) {
         Err(d) => {
-            checks.push(check("bundle_length", false, d.to_string()));
+            checks.push(check("bundle_length", Some(false), d.to_string()));
             for name in ["known_encoding", "imm_scaled_4bit", "one_store_per_bundle"] {
                 checks.push(check(
                     name,
-                    false,
+                    None,
                     "not checkable: the stream does not divide into bundles (bundle_length)".into(),
                 ));
             }
@@ -399,7 +399,7 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     };
     checks.push(check(
         "bundle_length",
-        true,
+        Some(true),
         format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
     ));
     let at = |keep: &dyn Fn(&Decoded) -> bool| -> Vec<usize> {
@@ -417,7 +417,7 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
         at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if !codec::imm4_reserved(bytes)));
     checks.push(check(
         "known_encoding",
-        unknown.is_empty(),
+        Some(unknown.is_empty()),
         if unknown.is_empty() {
             "every bundle matches the public IVP_SV2NX8_IP template".into()
         } else {
@@ -427,7 +427,7 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     checks.push(if !reserved.is_empty() {
         check(
             "imm_scaled_4bit",
-            false,
+            Some(false),
             format!(
                 "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 (-512), which \
                  the vendor assembler rejects (reference page §3.3); allowed -7..7"
@@ -436,7 +436,7 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     } else if !opaque.is_empty() {
         check(
             "imm_scaled_4bit",
-            false,
+            None,
             format!(
                 "not checkable: the immediate field of the bundle(s) at byte {opaque:?} is not \
                  public"
@@ -445,20 +445,20 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     } else {
         check(
             "imm_scaled_4bit",
-            true,
+            Some(true),
             "no IVP_SV2NX8_IP bundle holds imm4 = -8".into(),
         )
     });
     checks.push(if opaque.is_empty() {
         check(
             "one_store_per_bundle",
-            true,
+            Some(true),
             "every bundle is the public IVP_SV2NX8_IP bundle: one store, in slot s0".into(),
         )
     } else {
         check(
             "one_store_per_bundle",
-            false,
+            None,
             format!("not checkable: the slots of the bundle(s) at byte {opaque:?} are not public"),
         )
     });
