@@ -10,6 +10,7 @@
 //! implementation against that rule.
 
 pub mod bench;
+pub mod bits;
 pub mod bytes;
 pub mod conformance;
 pub mod decode;
