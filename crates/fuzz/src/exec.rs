@@ -1,0 +1,132 @@
+//! Execution from structured random state, with the fault-atomicity oracle,
+//! and the Q7 valign stream against a small reference of the stream contract.
+
+use crate::gen;
+use crate::text::{load, CAP};
+use arbitrary::Unstructured;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use xstore_core::hex;
+use xstore_core::isa::{run_scenario, Isa};
+
+/// Instructions the targets have executed (completed), for the smoke test to
+/// show that its inputs reach the executors.
+pub static EXECUTED: AtomicUsize = AtomicUsize::new(0);
+/// Faults the execution target has checked for atomicity.
+pub static FAULTS_CHECKED: AtomicUsize = AtomicUsize::new(0);
+
+/// A program generated from the ISA's examples (see the `gen` module) runs;
+/// when instruction `i` faults, the same scenario cut before `i` runs clean
+/// and leaves exactly the same writes and registers: the faulting instruction
+/// changed nothing.
+pub fn execute(isa: &dyn Isa, data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(Some(g)) = gen::scenario(isa, &mut u) else {
+        return;
+    };
+    let text = g.render(g.insts.len());
+    let Some((sc, isa)) = load(&text) else {
+        return;
+    };
+    let Ok(full) = run_scenario(isa, &sc, CAP) else {
+        return;
+    };
+    EXECUTED.fetch_add(full.exec.executed, Ordering::Relaxed);
+    let Some(i) = full.exec.fault.as_ref().and_then(|f| f.instruction) else {
+        return;
+    };
+    let cut = g.render(i);
+    let (sc, _) = load(&cut).expect("a prefix of a program that loaded loads");
+    let part = run_scenario(isa, &sc, CAP).expect("a prefix of a program that ran runs");
+    assert_eq!(part.exec.executed, i, "the prefix runs clean:\n{cut}");
+    assert!(part.exec.fault.is_none(), "the prefix runs clean:\n{cut}");
+    assert_eq!(
+        full.writes, part.writes,
+        "instruction {i} faulted but wrote:\n{text}"
+    );
+    let regs = |r: &xstore_core::report::Exec| {
+        r.regs
+            .iter()
+            .map(|x| (x.name.clone(), x.value.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        regs(&full.exec),
+        regs(&part.exec),
+        "instruction {i} faulted but changed registers:\n{text}"
+    );
+    FAULTS_CHECKED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A valign stream: `IVP_ZALIGN`, then appends (`IVP_SA2NX8_IP`: 64 bytes;
+/// `IVP_SAV2NX8_XP`: a register's count, clamped to 0..=64) through one
+/// register from a random address, and sometimes the flush `IVP_SAPOS_FP`.
+/// The contract: the appended bytes land at consecutive addresses from the
+/// start, each 64-byte row written once it is complete, the pending tail
+/// only by the flush, and nothing else changes.
+pub fn q7_valign(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let _ = valign_case(&mut u);
+}
+
+fn valign_case(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
+    const FILL: u8 = 0xee;
+    const SPAN: u64 = 0x4000;
+    let start = 0x1000 + u.int_in_range(0..=0x7ffu64)?;
+    let vecs: Vec<[u8; 64]> = (0..4)
+        .map(|_| u.arbitrary::<[u8; 64]>())
+        .collect::<arbitrary::Result<_>>()?;
+    let mut program = vec!["IVP_ZALIGN u0".to_string()];
+    let mut regs = format!("a2 = {start:#x}\n");
+    let mut stream: Vec<u8> = Vec::new();
+    for k in 0..u.int_in_range(0..=12usize)? {
+        let v = u.int_in_range(0..=3usize)?;
+        if u.ratio(1, 2)? {
+            program.push(format!("IVP_SA2NX8_IP v{v}, u0, a2"));
+            stream.extend_from_slice(&vecs[v]);
+        } else {
+            // Counts a3..a14, one register per append; some negative or past 64.
+            let r = 3 + k;
+            let n: i64 = u.int_in_range(-3..=70)?;
+            regs.push_str(&format!("a{r} = {}\n", n as u32));
+            program.push(format!("IVP_SAV2NX8_XP v{v}, u0, a2, a{r}"));
+            stream.extend_from_slice(&vecs[v][..n.clamp(0, 64) as usize]);
+        }
+    }
+    let flush = u.ratio(1, 2)?;
+    if flush {
+        program.push("IVP_SAPOS_FP u0, a2".into());
+    }
+    for (i, v) in vecs.iter().enumerate() {
+        regs.push_str(&format!("v{i} = \"{}\"\n", hex::encode(v)));
+    }
+    // The expected memory: the stream's bytes up to the last completed row
+    // boundary (or all of them after a flush), fill elsewhere.
+    let end = start + stream.len() as u64;
+    let written_end = if flush { end } else { (end & !63).max(start) };
+    let mut want = vec![FILL; SPAN as usize];
+    for (i, &b) in stream.iter().enumerate() {
+        let a = start + i as u64;
+        if a < written_end {
+            want[a as usize] = b;
+        }
+    }
+    let text = format!(
+        "isa = \"q7\"\nprogram = \"\"\"\n{}\n\"\"\"\n\n[[memory]]\nbase = 0\nsize = {SPAN:#x}\nfill = {FILL:#x}\n\n[regs]\n{regs}\n[[expect.memory]]\naddr = 0\nhex = \"{}\"\n",
+        program.join("\n"),
+        hex::encode(&want)
+    );
+    let (sc, isa) = load(&text).expect("the valign scenario loads");
+    let r = run_scenario(isa, &sc, CAP).expect("the valign scenario runs");
+    EXECUTED.fetch_add(r.exec.executed, Ordering::Relaxed);
+    assert!(
+        r.exec.fault.is_none(),
+        "the stream faulted: {:?}\n{text}",
+        r.exec.fault
+    );
+    assert!(
+        r.expect_failures.is_empty(),
+        "{:?}\n{text}",
+        r.expect_failures
+    );
+    Ok(())
+}
