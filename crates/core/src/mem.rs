@@ -41,6 +41,7 @@ pub enum Access {
 }
 
 impl Access {
+    /// `"rw"` or `"r"`, as scenario files write it.
     pub fn parse(s: &str) -> Option<Access> {
         match s {
             "rw" => Some(Access::ReadWrite),
@@ -48,6 +49,7 @@ impl Access {
             _ => None,
         }
     }
+    /// The scenario spelling: `rw` or `r`.
     pub fn as_str(self) -> &'static str {
         match self {
             Access::ReadWrite => "rw",
@@ -59,9 +61,13 @@ impl Access {
 /// One mapped range `[base, last]` (inclusive, so a region may end at 2^64 - 1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Region {
+    /// A label for messages (`sbuf`, `memory[0]`).
     pub name: String,
+    /// First byte.
     pub base: u64,
+    /// Last byte (inclusive).
     pub last: u64,
+    /// Whether instructions may write the region.
     pub access: Access,
     /// Value of never-written bytes.
     pub fill: u8,
@@ -85,10 +91,12 @@ impl Region {
             fill: 0,
         })
     }
+    /// The region with a label.
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
     }
+    /// The region with never-written bytes reading as `fill`.
     pub fn with_fill(mut self, fill: u8) -> Self {
         self.fill = fill;
         self
@@ -97,6 +105,7 @@ impl Region {
     pub fn size(&self) -> u64 {
         (self.last - self.base).saturating_add(1)
     }
+    /// Whether `addr` lies in the region.
     pub fn contains(&self, addr: u64) -> bool {
         self.base <= addr && addr <= self.last
     }
@@ -105,19 +114,36 @@ impl Region {
 /// A memory map that cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MapError {
+    /// A region of no bytes.
     #[error("region at {base:#x} has size 0")]
-    ZeroSize { base: u64 },
+    ZeroSize {
+        /// The region's base.
+        base: u64,
+    },
+    /// A region whose last byte would pass 2^64 - 1.
     #[error("region at {base:#x} of size {size:#x} passes the top of the 64-bit address space")]
-    PastTop { base: u64, size: u64 },
+    PastTop {
+        /// The region's base.
+        base: u64,
+        /// Its size.
+        size: u64,
+    },
+    /// Two regions share a byte.
     #[error(
         "region `{a}` [{a_base:#x}, {a_last:#x}] overlaps region `{b}` [{b_base:#x}, {b_last:#x}]"
     )]
     Overlap {
+        /// The first region's label.
         a: String,
+        /// Its first byte.
         a_base: u64,
+        /// Its last byte.
         a_last: u64,
+        /// The second region's label.
         b: String,
+        /// Its first byte.
         b_base: u64,
+        /// Its last byte.
         b_last: u64,
     },
 }
@@ -147,6 +173,7 @@ impl MemoryMap {
         Ok(MemoryMap { regions })
     }
 
+    /// The regions, sorted by base.
     pub fn regions(&self) -> &[Region] {
         &self.regions
     }
@@ -210,12 +237,23 @@ pub enum FaultKind {
     /// The byte's region is read-only.
     ReadOnly,
     /// The access address is not a multiple of the required alignment.
-    Misaligned { align: u64 },
+    /// The access address is not a multiple of `align`.
+    Misaligned {
+        /// The required alignment.
+        align: u64,
+    },
     /// The access's last byte would pass 2^64 - 1.
-    AddressOverflow { len: u64 },
+    /// An access of `len` bytes would pass 2^64 - 1.
+    AddressOverflow {
+        /// The access's length.
+        len: u64,
+    },
     /// Committing would allocate more page bytes than the cap allows. Not an
     /// architectural fault: a resource bound of the model.
-    AllocationCap { cap: u64 },
+    AllocationCap {
+        /// The cap, in bytes of allocated pages.
+        cap: u64,
+    },
 }
 
 impl FaultKind {
@@ -235,7 +273,9 @@ impl FaultKind {
 /// overflow or misalignment, the access's start address).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Fault {
+    /// Why the access failed.
     pub kind: FaultKind,
+    /// The first failing byte (an overflow's or misalignment's start address).
     pub addr: u64,
 }
 
@@ -271,6 +311,7 @@ impl std::error::Error for Fault {}
 /// Executors are generic over this trait; [`NoTrace`] sets [`TraceSink::ENABLED`]
 /// to false so the untraced path compiles to nothing.
 pub trait TraceSink {
+    /// False for a sink that records nothing, so tracing code compiles out.
     const ENABLED: bool = true;
     /// `bytes` were written at `addr` (the bytes now in memory; for masked writes,
     /// one call per run of touched bytes).
@@ -292,13 +333,21 @@ impl TraceSink for NoTrace {
 /// One traced effect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TraceEvent {
-    Write { addr: u64, bytes: Vec<u8> },
+    /// `bytes` were written at `addr`.
+    Write {
+        /// First byte written.
+        addr: u64,
+        /// The bytes now in memory.
+        bytes: Vec<u8>,
+    },
+    /// An instruction faulted and wrote nothing.
     Fault(Fault),
 }
 
 /// A sink that keeps every event.
 #[derive(Debug, Default, Clone)]
 pub struct VecTrace {
+    /// The events, in commit order.
     pub events: Vec<TraceEvent>,
 }
 
@@ -335,17 +384,21 @@ pub struct Transaction {
 }
 
 impl Transaction {
+    /// An empty transaction.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Drop every write, keeping the buffers.
     pub fn clear(&mut self) {
         self.ops.clear();
         self.data.clear();
         self.masks.clear();
     }
+    /// Whether the transaction holds no write.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }
+    /// The number of writes.
     pub fn len(&self) -> usize {
         self.ops.len()
     }
@@ -614,6 +667,7 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// An empty memory over `map`, with the default allocation cap.
     pub fn new(map: MemoryMap) -> Self {
         Memory {
             map,
@@ -628,9 +682,11 @@ impl Memory {
         self
     }
 
+    /// The memory map.
     pub fn map(&self) -> &MemoryMap {
         &self.map
     }
+    /// The cap on allocated page bytes.
     pub fn cap(&self) -> u64 {
         self.cap
     }

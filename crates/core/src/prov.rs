@@ -9,16 +9,22 @@ use std::str::FromStr;
 /// How a source document states a fact (its own `[HIGH/OBSERVED]`-style tags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SeedKind {
+    /// `OBSERVED`: the source saw it.
     Observed,
+    /// `INFERRED`: the source concluded it.
     Inferred,
+    /// `CARRIED`: the source took it from elsewhere.
     Carried,
 }
 
 /// Confidence attached to a source-document tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Confidence {
+    /// `HIGH`.
     High,
+    /// `MED`.
     Med,
+    /// `LOW`.
     Low,
 }
 
@@ -39,11 +45,17 @@ pub enum Provenance {
 }
 
 impl Provenance {
+    /// `seed/observed/high`.
     pub const OBSERVED_HIGH: Provenance = Provenance::Seed(SeedKind::Observed, Confidence::High);
+    /// `seed/observed/med`.
     pub const OBSERVED_MED: Provenance = Provenance::Seed(SeedKind::Observed, Confidence::Med);
+    /// `seed/inferred/high`.
     pub const INFERRED_HIGH: Provenance = Provenance::Seed(SeedKind::Inferred, Confidence::High);
+    /// `seed/inferred/med`.
     pub const INFERRED_MED: Provenance = Provenance::Seed(SeedKind::Inferred, Confidence::Med);
+    /// `seed/inferred/low`.
     pub const INFERRED_LOW: Provenance = Provenance::Seed(SeedKind::Inferred, Confidence::Low);
+    /// `seed/carried/med`.
     pub const CARRIED_MED: Provenance = Provenance::Seed(SeedKind::Carried, Confidence::Med);
 
     /// True for facts this project decided rather than found.
