@@ -103,15 +103,17 @@ fn valign_case(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     // boundary (or all of them after a flush), fill elsewhere.
     let end = start + stream.len() as u64;
     let written_end = if flush { end } else { (end & !63).max(start) };
-    let mut want = vec![FILL; SPAN as usize];
+    // Compared over the rows the stream can touch and one row either side.
+    let (lo, hi) = ((start & !63) - 64, (end | 63) + 65);
+    let mut want = vec![FILL; (hi - lo) as usize];
     for (i, &b) in stream.iter().enumerate() {
         let a = start + i as u64;
         if a < written_end {
-            want[a as usize] = b;
+            want[(a - lo) as usize] = b;
         }
     }
     let text = format!(
-        "isa = \"q7\"\nprogram = \"\"\"\n{}\n\"\"\"\n\n[[memory]]\nbase = 0\nsize = {SPAN:#x}\nfill = {FILL:#x}\n\n[regs]\n{regs}\n[[expect.memory]]\naddr = 0\nhex = \"{}\"\n",
+        "isa = \"q7\"\nprogram = \"\"\"\n{}\n\"\"\"\n\n[[memory]]\nbase = 0\nsize = {SPAN:#x}\nfill = {FILL:#x}\n\n[regs]\n{regs}\n[[expect.memory]]\naddr = {lo:#x}\nhex = \"{}\"\n",
         program.join("\n"),
         hex::encode(&want)
     );
