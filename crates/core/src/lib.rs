@@ -17,6 +17,7 @@ pub mod mem;
 pub mod prov;
 pub mod report;
 pub mod scenario;
+pub mod text;
 pub mod tomlval;
 
 pub use diag::{DiagKind, Diagnostic, Location};
