@@ -17,6 +17,7 @@ pub mod mem;
 pub mod prov;
 pub mod report;
 pub mod scenario;
+pub mod stream;
 pub mod text;
 pub mod tomlval;
 
