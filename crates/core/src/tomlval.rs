@@ -7,6 +7,7 @@
 
 use crate::diag::{Diagnostic, LineIndex};
 use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 /// A table key and where it was written.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +56,7 @@ pub fn parse_document(text: &str) -> Result<Table, Diagnostic> {
         let (line, col) = at.map(|o| ix.line_col(o)).unwrap_or((1, 1));
         Diagnostic::syntax(format!("invalid TOML: {}", e.message().trim())).at(line, col)
     })?;
-    convert_table(doc.get_ref(), &ix)
+    convert_table(doc.into_inner(), &ix)
 }
 
 /// The byte offset where the dotted key with the most parts starts (bare or
@@ -147,22 +148,26 @@ fn string_end(b: &[u8], i: usize) -> usize {
     j.min(b.len())
 }
 
-fn convert_table(t: &DeTable<'_>, ix: &LineIndex<'_>) -> Result<Table, Diagnostic> {
+// The parser's tree is consumed as it is converted (tables by value, array
+// elements taken one at a time), so the two trees are not both whole at once.
+
+fn convert_table(t: DeTable<'_>, ix: &LineIndex<'_>) -> Result<Table, Diagnostic> {
     let mut entries = Vec::with_capacity(t.len());
-    for (k, v) in t.iter() {
+    for (k, v) in t {
         let (line, col) = ix.line_col(k.span().start);
         let key = Key {
-            name: k.get_ref().to_string(),
+            name: k.into_inner().into_owned(),
             line,
             col,
         };
-        entries.push((key, convert_item(v.get_ref(), v.span(), ix)?));
+        let span = v.span();
+        entries.push((key, convert_item(v.into_inner(), span, ix)?));
     }
     Ok(Table { entries })
 }
 
 fn convert_item(
-    v: &DeValue<'_>,
+    v: DeValue<'_>,
     span: std::ops::Range<usize>,
     ix: &LineIndex<'_>,
 ) -> Result<Item, Diagnostic> {
@@ -178,13 +183,15 @@ fn convert_item(
         DeValue::Float(f) => Value::Float(f.as_str().parse().map_err(|_| {
             Diagnostic::range(format!("float `{}` is out of range", f.as_str())).at(line, col)
         })?),
-        DeValue::String(s) => Value::Str(s.to_string()),
-        DeValue::Boolean(b) => Value::Bool(*b),
+        DeValue::String(s) => Value::Str(s.into_owned()),
+        DeValue::Boolean(b) => Value::Bool(b),
         DeValue::Datetime(d) => Value::Datetime(d.to_string()),
-        DeValue::Array(a) => {
-            let mut items = Vec::new();
-            for e in a.iter() {
-                items.push(convert_item(e.get_ref(), e.span(), ix)?);
+        DeValue::Array(mut a) => {
+            let mut items = Vec::with_capacity(a.len());
+            for e in a.iter_mut() {
+                let e = std::mem::replace(e, Spanned::new(0..0, DeValue::Boolean(false)));
+                let span = e.span();
+                items.push(convert_item(e.into_inner(), span, ix)?);
             }
             Value::Array(items)
         }
