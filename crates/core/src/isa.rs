@@ -248,13 +248,18 @@ pub struct Run {
     pub has_expect: bool,
 }
 
-/// Build the scenario's memory: its `[[memory]]` map or the profile's, then `[[init]]`.
-pub fn build_memory(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Memory, Diagnostic> {
-    let map = match &sc.memory {
+/// The scenario's memory map: its `[[memory]]` map or its profile's.
+pub fn scenario_map(isa: &dyn Isa, sc: &Scenario) -> Result<MemoryMap, Diagnostic> {
+    Ok(match &sc.memory {
         Some(specs) => MemoryMap::new(specs.iter().map(|s| s.region.clone()).collect())
             .map_err(|e| Diagnostic::scenario(e.to_string()).in_file(&sc.file))?,
         None => profile(isa, sc)?.map(),
-    };
+    })
+}
+
+/// Build the scenario's memory: its `[[memory]]` map or the profile's, then `[[init]]`.
+pub fn build_memory(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Memory, Diagnostic> {
+    let map = scenario_map(isa, sc)?;
     let mut mem = Memory::new(map).with_cap(cap);
     for init in &sc.init {
         let res = match &init.data {
