@@ -858,6 +858,19 @@ fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     Ok(if failed == 0 { EXIT_OK } else { EXIT_FAIL })
 }
 
+/// One row of the `bench` table; a missed target ends it with `MISSED`.
+fn bench_row(r: &BenchResult) -> String {
+    let target = r
+        .target
+        .map(|t| format!("{t:.2}"))
+        .unwrap_or_else(|| "-".into());
+    let mark = if met(r) == Some(false) { "  MISSED" } else { "" };
+    format!(
+        "{:<28} {:>16.1} {:>16.1} {:<14} {:>7.3} {:>7}{mark}",
+        r.name, r.ours, r.baseline, r.unit, r.ratio, target
+    )
+}
+
 /// Whether a case met its target ratio (`None` without a target).
 fn met(r: &BenchResult) -> Option<bool> {
     r.target.map(|t| r.ratio >= t)
@@ -928,20 +941,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
             "target"
         );
         for r in &results {
-            let target = r
-                .target
-                .map(|t| format!("{t:.2}"))
-                .unwrap_or_else(|| "-".into());
-            let mark = if met(r) == Some(false) { "  MISSED" } else { "" };
-            outln!(
-                "{:<28} {:>16.1} {:>16.1} {:<14} {:>7.3} {:>7}{mark}",
-                r.name,
-                r.ours,
-                r.baseline,
-                r.unit,
-                r.ratio,
-                target
-            );
+            outln!("{}", bench_row(r));
         }
         let missed = results.iter().filter(|r| met(r) == Some(false)).count();
         if missed > 0 {
@@ -949,4 +949,29 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
         }
     }
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(ratio: f64, target: Option<f64>) -> BenchResult {
+        BenchResult {
+            name: "case".into(),
+            ours: ratio,
+            baseline: 1.0,
+            unit: "MiB/s".into(),
+            ratio,
+            target,
+        }
+    }
+
+    #[test]
+    fn bench_marks_a_missed_target() {
+        assert!(bench_row(&result(0.25, Some(0.3))).ends_with("0.30  MISSED"));
+        assert!(bench_row(&result(0.35, Some(0.3))).ends_with("0.30"));
+        assert!(bench_row(&result(0.1, None)).ends_with(" -"));
+        assert_eq!(met(&result(0.3, Some(0.3))), Some(true));
+        assert_eq!(met(&result(0.1, None)), None);
+    }
 }
