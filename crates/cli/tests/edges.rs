@@ -3,6 +3,8 @@
 //! `bench`'s progress, scenario checks that need the ISA, and the length of
 //! what a diagnostic quotes.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -383,4 +385,40 @@ fn a_huge_token_is_not_echoed_whole() {
     let o = xstore_stdin(&["q7", "asm"], &format!("IVP_SV2NX8_IP v0, a3, {big}\n"));
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).len() < 1200, "{}", stderr(&o).len());
+}
+
+#[test]
+fn a_run_too_big_to_spool_prints_the_same_writes_as_the_library() {
+    // 2 MiB of writes: past the 1 MiB spool, so `run` runs the scenario a
+    // second time and prints the writes as they are committed.
+    let text = common::pto_rows(8);
+    let dir = temp_dir("spool");
+    let sc = dir.join("rows.toml");
+    std::fs::write(&sc, &text).unwrap();
+    let scp = sc.to_str().unwrap();
+    let want = {
+        let isa = xstore_pto::isa();
+        let keys = |n: &str| (n == "pto").then(|| isa.scenario_keys());
+        let s = xstore_core::scenario::Scenario::parse(&text, scp, &["pto"], &keys).unwrap();
+        xstore_core::isa::run_scenario(isa, &s, 1 << 30).unwrap()
+    };
+    assert_eq!(want.writes.len(), 8 * 4 * 1024);
+    let o = xstore(&["run", "--json", scp, "--dump", "0x0:0x40"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["writes"], serde_json::to_value(&want.writes).unwrap());
+    assert_eq!(v["executed"], 8);
+    let o = xstore(&["run", scp]);
+    let lines: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("write "))
+        .map(String::from)
+        .collect();
+    let want_lines: Vec<String> = want
+        .writes
+        .iter()
+        .map(|w| format!("write {:#x}: {}", w.addr, w.hex))
+        .collect();
+    assert_eq!(lines, want_lines);
+    assert!(stdout(&o).starts_with("outcome: ok\ninstructions executed: 8\nwrite 0x0: "));
 }
