@@ -188,7 +188,9 @@ fn hex_text_source(
         ([], None) => Err(Diagnostic::syntax(format!("no {what} given")).hint(
             "pass hex bytes as arguments, `-` or --hex-file FILE for hex text, or --file BIN",
         )),
-        (_, Some(_)) => Err(Diagnostic::syntax("give hex arguments or --hex-file, not both")),
+        (_, Some(_)) => Err(Diagnostic::syntax(
+            "give hex arguments or --hex-file, not both",
+        )),
         _ if args.iter().any(|a| a == "-") => Err(Diagnostic::syntax(
             "`-` (hex text from stdin) stands alone, without other hex arguments",
         )),
@@ -552,7 +554,11 @@ impl WriteSink for PrintWrites<'_> {
 }
 
 /// Print the dumps, reading memory a chunk at a time.
-fn print_dumps(mem: &Memory, dumps: &[(u64, u64)], json: Option<&mut Json>) -> Result<(), Diagnostic> {
+fn print_dumps(
+    mem: &Memory,
+    dumps: &[(u64, u64)],
+    json: Option<&mut Json>,
+) -> Result<(), Diagnostic> {
     let mut buf = vec![0u8; 1 << 16];
     let mut json = json;
     for &(addr, len) in dumps {
@@ -636,7 +642,13 @@ fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8
         }
         Ok(second.memory)
     };
-    let regs: Vec<_> = first.exec.regs.iter().filter(|x| x.changed).cloned().collect();
+    let regs: Vec<_> = first
+        .exec
+        .regs
+        .iter()
+        .filter(|x| x.changed)
+        .cloned()
+        .collect();
     if json {
         // Keys in the order serde_json sorts them, `writes` last.
         let mut j = Json::new();
@@ -784,18 +796,20 @@ fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
             }
             let disk = example_on_disk(ex.path);
             let (label, source, text) = match &disk {
-                Some(p) => match std::fs::read_to_string(p) {
-                    Ok(t) => (p.clone(), "file", std::borrow::Cow::Owned(t)),
-                    Err(e) => {
-                        failed += 1;
-                        let msg = format!("cannot read `{p}`: {e}");
-                        if !json {
-                            outln!("FAIL {p}: {msg}");
+                Some(p) => {
+                    match std::fs::read_to_string(p) {
+                        Ok(t) => (p.clone(), "file", std::borrow::Cow::Owned(t)),
+                        Err(e) => {
+                            failed += 1;
+                            let msg = format!("cannot read `{p}`: {e}");
+                            if !json {
+                                outln!("FAIL {p}: {msg}");
+                            }
+                            rows.push(json!({ "path": p, "source": "file", "passed": false, "error": msg }));
+                            continue;
                         }
-                        rows.push(json!({ "path": p, "source": "file", "passed": false, "error": msg }));
-                        continue;
                     }
-                },
+                }
                 None => (
                     format!("{} (bundled copy)", ex.path),
                     "bundled",
@@ -819,7 +833,11 @@ fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
                         r.exec.executed,
                         count.writes,
                         count.bytes,
-                        if r.has_expect { "" } else { " (no expectations)" }
+                        if r.has_expect {
+                            ""
+                        } else {
+                            " (no expectations)"
+                        }
                     );
                     for f in &r.expect_failures {
                         line.push_str(&format!("\n    expect FAILED: {f}"));
@@ -864,7 +882,11 @@ fn bench_row(r: &BenchResult) -> String {
         .target
         .map(|t| format!("{t:.2}"))
         .unwrap_or_else(|| "-".into());
-    let mark = if met(r) == Some(false) { "  MISSED" } else { "" };
+    let mark = if met(r) == Some(false) {
+        "  MISSED"
+    } else {
+        ""
+    };
     format!(
         "{:<28} {:>16.1} {:>16.1} {:<14} {:>7.3} {:>7}{mark}",
         r.name, r.ours, r.baseline, r.unit, r.ratio, target
@@ -900,7 +922,9 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
                 "bench:   {} ratio {:.3}{}{mark}",
                 r.name,
                 r.ratio,
-                r.target.map(|t| format!(" (target {t:.2})")).unwrap_or_default()
+                r.target
+                    .map(|t| format!(" (target {t:.2})"))
+                    .unwrap_or_default()
             ));
         }
         out::err_line(format_args!(

@@ -20,7 +20,10 @@ fn cmd(args: &[&str]) -> Command {
 }
 
 fn xstore(args: &[&str]) -> Output {
-    cmd(args).stdin(Stdio::null()).output().expect("the binary runs")
+    cmd(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
 }
 
 fn xstore_stdin(args: &[&str], input: &str) -> Output {
@@ -90,8 +93,16 @@ fn a_closed_pipe_ends_every_command_quietly() {
         &["demo", "--json"],
         &["neuron", "disasm", "--hex-file", big],
         &["neuron", "validate", "--hex-file", big, "--json"],
-        &["pto", "validate", "811111d8", "43000004", "135e0800", "01000000"],
-        &["run", "examples/pto/source_local.toml", "--json", "--dump", "0:4096"],
+        &[
+            "pto", "validate", "811111d8", "43000004", "135e0800", "01000000",
+        ],
+        &[
+            "run",
+            "examples/pto/source_local.toml",
+            "--json",
+            "--dump",
+            "0:4096",
+        ],
         &["q7", "explain", "IVP_SAV2NX8_XP"],
     ];
     for args in cases {
@@ -102,7 +113,11 @@ fn a_closed_pipe_ends_every_command_quietly() {
     // An error is still an error (and still reported) when stdout is closed.
     let o = closed_stdout(&["q7", "disasm", "zz"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).starts_with("<arg 1>:1:1: error:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("<arg 1>:1:1: error:"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -142,13 +157,22 @@ fn a_failed_write_to_stdout_is_one_error_and_exit_2() {
 #[test]
 fn hex_text_comes_from_stdin_and_files() {
     // asm | disasm
-    let asm = xstore_stdin(&["q7", "asm"], "IVP_SV2NX8_IP v0, a3, 64\nIVP_SV2NX8_IP v1, a3, 0\n");
+    let asm = xstore_stdin(
+        &["q7", "asm"],
+        "IVP_SV2NX8_IP v0, a3, 64\nIVP_SV2NX8_IP v1, a3, 0\n",
+    );
     assert_eq!(code(&asm), 0);
     let o = xstore_stdin(&["q7", "disasm"], &stdout(&asm));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(stdout(&o), "IVP_SV2NX8_IP v0, a3, 64\nIVP_SV2NX8_IP v1, a3, 0\n");
+    assert_eq!(
+        stdout(&o),
+        "IVP_SV2NX8_IP v0, a3, 64\nIVP_SV2NX8_IP v1, a3, 0\n"
+    );
     let o = xstore_stdin(&["q7", "disasm", "-"], &stdout(&asm));
-    assert_eq!(stdout(&o), "IVP_SV2NX8_IP v0, a3, 64\nIVP_SV2NX8_IP v1, a3, 0\n");
+    assert_eq!(
+        stdout(&o),
+        "IVP_SV2NX8_IP v0, a3, 64\nIVP_SV2NX8_IP v1, a3, 0\n"
+    );
     // validate, explain and lower read it too.
     let stream = neuron_stream(2);
     let o = xstore_stdin(&["neuron", "validate", "-"], &stream);
@@ -157,7 +181,11 @@ fn hex_text_comes_from_stdin_and_files() {
     let one = neuron_stream(1);
     let o = xstore_stdin(&["neuron", "explain"], &one);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stdout(&o).starts_with("TENSOR_STORE (0xab)"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with("TENSOR_STORE (0xab)"),
+        "{}",
+        stdout(&o)
+    );
     let o = xstore_stdin(&["neuron", "lower", "-"], &stream);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(stdout(&o), stream);
@@ -173,10 +201,18 @@ fn hex_text_comes_from_stdin_and_files() {
         format!("{f}:3:16: error: `z` is not a hex digit; expected 0-9, a-f\n")
     );
     let o = xstore(&["neuron", "explain", "--hex-file", f]);
-    assert!(stderr(&o).starts_with(&format!("{f}:3:16: error:")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!("{f}:3:16: error:")),
+        "{}",
+        stderr(&o)
+    );
     let o = xstore_stdin(&["neuron", "validate", "-"], "ab10\n00 0 0\n");
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).starts_with("<stdin>:2:4: error: a hex byte is split"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("<stdin>:2:4: error: a hex byte is split"),
+        "{}",
+        stderr(&o)
+    );
     // Nothing to read, or two sources at once, are errors.
     let o = xstore_stdin(&["q7", "disasm"], "\n");
     assert_eq!(code(&o), 2);
@@ -212,7 +248,10 @@ fn streamed_output_never_follows_an_error() {
             }
         }
     }
-    let o = xstore_stdin(&["q7", "asm", "--json"], "IVP_SV2NX8_IP v0, a3, 0\nIVP_SV2NX8_IP v0, a3, 16\n");
+    let o = xstore_stdin(
+        &["q7", "asm", "--json"],
+        "IVP_SV2NX8_IP v0, a3, 0\nIVP_SV2NX8_IP v0, a3, 16\n",
+    );
     assert_eq!(code(&o), 2);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v.get("error").is_some(), "{v}");
@@ -270,14 +309,22 @@ fn a_dump_outside_the_map_is_an_error_before_anything_runs() {
     .unwrap();
     let o = xstore(&["run", sc.to_str().unwrap(), "--dump", "0xe:4"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stdout(&o).contains("dump 0xe: 01010202\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("dump 0xe: 01010202\n"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// Copy `examples/q7/aligned_loop.toml` into `dir`, with its first
 /// expectation broken.
 fn edited_example(dir: &Path) {
     let text = std::fs::read_to_string(root().join("examples/q7/aligned_loop.toml")).unwrap();
-    let edited = text.replacen("[expect.regs]\na3 = 0x1180", "[expect.regs]\na3 = 0x1181", 1);
+    let edited = text.replacen(
+        "[expect.regs]\na3 = 0x1180",
+        "[expect.regs]\na3 = 0x1181",
+        1,
+    );
     assert_ne!(text, edited);
     std::fs::create_dir_all(dir.join("examples/q7")).unwrap();
     std::fs::write(dir.join("examples/q7/aligned_loop.toml"), edited).unwrap();
@@ -288,20 +335,29 @@ fn demo_runs_the_example_files_when_they_are_there() {
     // In a copy of the repository whose example was edited: that file runs.
     let dir = temp_dir("demo");
     edited_example(&dir);
-    let o = cmd(&["demo", "--isa", "q7"]).current_dir(&dir).output().unwrap();
+    let o = cmd(&["demo", "--isa", "q7"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 1, "{}", stdout(&o));
     let s = stdout(&o);
     assert!(
         s.contains("FAIL examples/q7/aligned_loop.toml: ok, 6 instruction(s)"),
         "{s}"
     );
-    assert!(s.contains("expect FAILED: register a3: expected 0x1181, got 0x1180"), "{s}");
+    assert!(
+        s.contains("expect FAILED: register a3: expected 0x1181, got 0x1180"),
+        "{s}"
+    );
     // The examples that are not on disk there ran from the bundled copies.
     assert!(
         s.contains("PASS examples/q7/narrowing.toml (bundled copy): "),
         "{s}"
     );
-    let o = cmd(&["demo", "--isa", "q7", "--json"]).current_dir(&dir).output().unwrap();
+    let o = cmd(&["demo", "--isa", "q7", "--json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = v["scenarios"].as_array().unwrap();
     let row = |p: &str| rows.iter().find(|r| r["path"] == p).unwrap().clone();
@@ -359,7 +415,11 @@ fn an_expected_fault_must_be_a_fault_kind_of_the_isa() {
         );
     }
     // Each ISA's own kinds are accepted (any case, as the comparison is).
-    for (isa, kind) in [("pto", "datapage"), ("neuron", "window_16mib"), ("q7", "unmapped")] {
+    for (isa, kind) in [
+        ("pto", "datapage"),
+        ("neuron", "window_16mib"),
+        ("q7", "unmapped"),
+    ] {
         std::fs::write(
             dir.join("ok.toml"),
             format!("isa = \"{isa}\"\nprogram = \"\"\n[expect]\nfault = {{ kind = \"{kind}\" }}\n"),
@@ -376,11 +436,19 @@ fn a_huge_token_is_not_echoed_whole() {
     let dir = temp_dir("huge");
     let sc = dir.join("huge.toml");
     let big = "9".repeat(1_000_000);
-    std::fs::write(&sc, format!("isa = \"q7\"\nprogram = \"\"\n[regs]\na3 = {big}\n")).unwrap();
+    std::fs::write(
+        &sc,
+        format!("isa = \"q7\"\nprogram = \"\"\n[regs]\na3 = {big}\n"),
+    )
+    .unwrap();
     let o = xstore(&["run", sc.to_str().unwrap(), "--json"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).len() < 400, "{}", stderr(&o).len());
-    assert!(stderr(&o).contains("(1000000 characters)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(1000000 characters)"),
+        "{}",
+        stderr(&o)
+    );
     assert!(o.stdout.len() < 800, "{}", o.stdout.len());
     let o = xstore_stdin(&["q7", "asm"], &format!("IVP_SV2NX8_IP v0, a3, {big}\n"));
     assert_eq!(code(&o), 2);

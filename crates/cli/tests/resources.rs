@@ -71,13 +71,20 @@ fn run_memory_follows_the_memory_touched_not_the_writes() {
     let sc = temp("pto.toml", &pto_rows(64));
     // 8 MiB touched; 16 MiB written (32 MiB of hex printed).
     check("pto run", &["run", &sc], b"", BASE + 8 * MIB + 8 * MIB);
-    check("pto run --json", &["run", "--json", &sc], b"", BASE + 8 * MIB + 8 * MIB);
+    check(
+        "pto run --json",
+        &["run", "--json", &sc],
+        b"",
+        BASE + 8 * MIB + 8 * MIB,
+    );
 }
 
 #[test]
 fn dumps_are_streamed_from_memory() {
     let mut args = vec!["run", "--json", "examples/q7/aligned_loop.toml"];
-    let dumps: Vec<String> = (0..64).map(|i| format!("--dump={:#x}:0x100000", i << 20)).collect();
+    let dumps: Vec<String> = (0..64)
+        .map(|i| format!("--dump={:#x}:0x100000", i << 20))
+        .collect();
     args.extend(dumps.iter().map(|s| s.as_str()));
     // 64 MiB dumped from memory that is mostly never written.
     check("64 dumps", &args, b"", BASE + 4 * MIB);
@@ -105,7 +112,13 @@ fn validate_and_disasm_stream_their_output() {
 
 #[test]
 fn asm_streams_its_output() {
-    let text = "BSTART.TSTORE U8\nB.DIM LB0, 64\nB.IOT T1, mask=1111, last\nBSTOP\n".repeat(100_000);
+    let text =
+        "BSTART.TSTORE U8\nB.DIM LB0, 64\nB.IOT T1, mask=1111, last\nBSTOP\n".repeat(100_000);
     let input = text.len() as u64;
-    check("pto asm --json", &["pto", "asm", "--json"], text.as_bytes(), BASE + 4 * input);
+    check(
+        "pto asm --json",
+        &["pto", "asm", "--json"],
+        text.as_bytes(),
+        BASE + 4 * input,
+    );
 }

@@ -464,8 +464,16 @@ mod tests {
         assert_eq!(clip(s.clone()), s);
         // Whatever is not quoted is bounded as a whole.
         let d = Diagnostic::syntax("z".repeat(5000));
-        assert!(d.message.chars().count() < TEXT_MAX + 40, "{}", d.message.len());
-        assert!(d.message.ends_with("… (5000 characters in all)"), "{}", d.message);
+        assert!(
+            d.message.chars().count() < TEXT_MAX + 40,
+            "{}",
+            d.message.len()
+        );
+        assert!(
+            d.message.ends_with("… (5000 characters in all)"),
+            "{}",
+            d.message
+        );
         assert!(d.to_string().len() < 1200);
     }
 

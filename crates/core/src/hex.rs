@@ -140,10 +140,24 @@ mod tests {
             "<input>:2:5: error: `z` is not a hex digit; expected 0-9, a-f"
         );
         let e = decode("0f\na0\r\n0\n0").unwrap_err();
-        assert_eq!(e.location, crate::Location::Text { file: None, line: 3, col: 1 });
+        assert_eq!(
+            e.location,
+            crate::Location::Text {
+                file: None,
+                line: 3,
+                col: 1
+            }
+        );
         assert!(e.message.contains("split"), "{e}");
         let e = decode("  0xé").unwrap_err();
-        assert_eq!(e.location, crate::Location::Text { file: None, line: 1, col: 5 });
+        assert_eq!(
+            e.location,
+            crate::Location::Text {
+                file: None,
+                line: 1,
+                col: 5
+            }
+        );
         // A lone digit before trailing whitespace is an odd count, as before.
         let e = decode("0fa \n ").unwrap_err();
         assert!(e.message.starts_with("odd number"), "{e}");
@@ -174,7 +188,10 @@ mod tests {
         let small = walked_per_digit(1_000);
         let large = walked_per_digit(1_000_000);
         assert!(small <= 2.0 && large <= 2.0, "{small} {large}");
-        assert!(large < 2.0 * small, "per-digit work grows: {small} -> {large}");
+        assert!(
+            large < 2.0 * small,
+            "per-digit work grows: {small} -> {large}"
+        );
     }
 
     #[test]

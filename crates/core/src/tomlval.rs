@@ -52,7 +52,10 @@ pub fn parse_document(text: &str) -> Result<Table, Diagnostic> {
     let doc = DeTable::parse(text).map_err(|e| {
         // The parser gives its "recursion limit" on a key of too many dotted
         // parts no position: that key is the longest one of the text.
-        let at = e.span().map(|s| s.start).or_else(|| longest_dotted_key(text));
+        let at = e
+            .span()
+            .map(|s| s.start)
+            .or_else(|| longest_dotted_key(text));
         let (line, col) = at.map(|o| ix.line_col(o)).unwrap_or((1, 1));
         Diagnostic::syntax(format!("invalid TOML: {}", e.message().trim())).at(line, col)
     })?;
@@ -434,7 +437,10 @@ impl<'a> Fields<'a> {
                 k.name, self.context
             ))
             .at(k.line, k.col)
-            .hint(format!("did you mean `{name}`? {} requires it", self.context)));
+            .hint(format!(
+                "did you mean `{name}`? {} requires it",
+                self.context
+            )));
         }
         Err(
             Diagnostic::scenario(format!("{} is missing the key `{name}`", self.context))
@@ -605,8 +611,8 @@ mod tests {
             "{e}"
         );
         assert!(e.message.contains("recursion"), "{e}");
-        let e = parse_document(&format!("x = {}{}\n", "[".repeat(100), "]".repeat(100)))
-            .unwrap_err();
+        let e =
+            parse_document(&format!("x = {}{}\n", "[".repeat(100), "]".repeat(100))).unwrap_err();
         match e.location {
             crate::Location::Text { line: 1, col, .. } => assert!(col > 80, "{e}"),
             _ => panic!("{e}"),
@@ -640,7 +646,10 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("did you mean `size`?"), "{e}");
-        assert_eq!(closest("progam", &["program", "program_hex"]), Some("program"));
+        assert_eq!(
+            closest("progam", &["program", "program_hex"]),
+            Some("program")
+        );
         assert_eq!(closest("x", &["y"]), None);
         assert_eq!(edit_distance("sise", "size"), 1);
         assert_eq!(edit_distance("szie", "size"), 1);

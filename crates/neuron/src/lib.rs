@@ -39,8 +39,8 @@ use xstore_core::report::{
     Check, Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
 };
 use xstore_core::scenario::{Outcome, Program, Scenario};
-use xstore_core::tomlval::Fields;
 use xstore_core::stream::WriteSink;
+use xstore_core::tomlval::Fields;
 use xstore_core::{Diagnostic, Memory, TraceSink, Transaction};
 
 pub use doc::doc_tables;
@@ -336,7 +336,11 @@ impl Isa for Model {
         let many = insts.len() > 1;
         for (i, d) in insts.iter().enumerate() {
             if let Decoded::Mem2d(m) = d {
-                let prefix = if many { format!("#{i}:") } else { String::new() };
+                let prefix = if many {
+                    format!("#{i}:")
+                } else {
+                    String::new()
+                };
                 for c in check::checks(m, &prefix) {
                     emit(&c);
                 }

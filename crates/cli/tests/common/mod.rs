@@ -20,7 +20,10 @@ pub fn pto_rows(blocks: usize) -> String {
     for pe in 0..4u64 {
         s.push_str(&format!("\"pe{pe}.s0\" = 128\n"));
         for (k, r) in regs.iter().enumerate() {
-            s.push_str(&format!("\"pe{pe}.{r}\" = {:#x}\n", pe * 0x80_0000 + k as u64 * 0x2_0000));
+            s.push_str(&format!(
+                "\"pe{pe}.{r}\" = {:#x}\n",
+                pe * 0x80_0000 + k as u64 * 0x2_0000
+            ));
         }
     }
     for pe in 0..4 {
@@ -31,4 +34,3 @@ pub fn pto_rows(blocks: usize) -> String {
     }
     s
 }
-

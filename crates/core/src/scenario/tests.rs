@@ -328,5 +328,8 @@ fn hex_errors_in_multi_line_strings_point_at_their_line() {
         "{e}"
     );
     let e = err("isa = \"q7\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"0 1\"\n");
-    assert!(e.starts_with("s.toml:5:8: error: `hex`: a hex byte is split"), "{e}");
+    assert!(
+        e.starts_with("s.toml:5:8: error: `hex`: a hex byte is split"),
+        "{e}"
+    );
 }
