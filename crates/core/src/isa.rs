@@ -3,7 +3,7 @@
 
 use crate::bench::BenchResult;
 use crate::diag::Diagnostic;
-use crate::mem::{Access, FaultKind, Memory, MemoryMap, Region};
+use crate::mem::{Access, FaultKind, Memory, MemoryMap, Region, VecTrace};
 use crate::prov::Provenance;
 use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
 use crate::scenario::{InitData, Outcome, Scenario};
@@ -103,7 +103,7 @@ pub fn check_examples(isa: &dyn Isa, root: &std::path::Path) -> Vec<String> {
 
 /// Everything the CLI needs from an ISA.
 ///
-/// The `*_each` methods are the streaming forms the CLI uses: they hand each
+/// The `*_each` methods and `execute_into` are the streaming forms the CLI uses: they hand each
 /// output unit (a line's bytes, a line of text, a check) to `emit` as soon as
 /// it exists, so that output need not be held whole. Their contract: **every
 /// input error is returned before the first call of `emit`**, so a caller
@@ -163,12 +163,21 @@ pub trait Isa: Sync {
     /// it as they are). Scenario errors are returned before anything executes,
     /// except those only execution can find, which [`run_scenario_with`]'s
     /// callers learn of before printing (see `xstore run`).
-    fn execute(
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
         trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic>;
+    /// [`Isa::execute_into`] with every effect kept in a [`VecTrace`].
+    fn execute(
+        &self,
+        sc: &Scenario,
+        mem: &mut Memory,
+        trace: &mut VecTrace,
+    ) -> Result<Exec, Diagnostic> {
+        self.execute_into(sc, mem, trace)
+    }
     /// The hazards the specification warns about.
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic>;
     /// Bundled example scenarios.
@@ -330,7 +339,7 @@ pub fn run_scenario_with(
 ) -> Result<Run, Diagnostic> {
     check_scenario(isa, sc)?;
     let mut mem = build_memory(isa, sc, cap)?;
-    let exec = isa.execute(sc, &mut mem, trace)?;
+    let exec = isa.execute_into(sc, &mut mem, trace)?;
     if let Some(f) = &exec.fault {
         if f.kind == (FaultKind::AllocationCap { cap }).name() {
             return Err(

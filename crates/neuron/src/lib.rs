@@ -348,7 +348,7 @@ impl Isa for Model {
         }
         Ok(())
     }
-    fn execute(
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,

@@ -271,7 +271,7 @@ impl Isa for Model {
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         validate_bytes(bytes)
     }
-    fn execute(
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,

@@ -169,7 +169,7 @@ impl Isa for Model {
         explain::validate(bytes)
     }
 
-    fn execute(
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
