@@ -185,9 +185,14 @@ fn hex_text_source(
         ([], Some(f)) => read_text(Some(f)).map(Some),
         ([dash], None) if dash == "-" => read_text(None).map(Some),
         ([], None) if !std::io::stdin().is_terminal() => read_text(None).map(Some),
-        ([], None) => Err(Diagnostic::syntax(format!("no {what} given")).hint(
-            "pass hex bytes as arguments, `-` or --hex-file FILE for hex text, or --file BIN",
-        )),
+        ([], None) => Err(Diagnostic::syntax(format!("no {what} given")).hint(format!(
+            "pass hex bytes as arguments, or `-` or --hex-file FILE for hex text{}",
+            if what == "bytes" {
+                ", or --file BIN"
+            } else {
+                ""
+            }
+        ))),
         (_, Some(_)) => Err(Diagnostic::syntax(
             "give hex arguments or --hex-file, not both",
         )),
@@ -244,6 +249,11 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
         }
         IsaCmd::Explain { arg, hex_file } => {
             let ex = match hex_text_source(&arg, hex_file.as_deref(), "instruction")? {
+                Some((text, name)) if text.trim().is_empty() => {
+                    return Err(Diagnostic::syntax("nothing to explain")
+                        .in_file(&name)
+                        .hint("pass the instruction's hex bytes"))
+                }
                 Some((text, name)) => isa.explain(text.trim()).map_err(|d| d.in_file(&name))?,
                 None => isa.explain(&arg.join(" "))?,
             };

@@ -22,6 +22,8 @@ const BASE: u64 = 12 * MIB;
 
 /// Run `xstore ARGS` (stdout discarded) and return its exit status and peak
 /// resident memory in bytes.
+// The child is reaped with `wait4`, which std does not see.
+#[allow(clippy::zombie_processes)]
 fn peak(args: &[&str], stdin: &[u8]) -> (i32, u64) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_xstore"))
         .args(args)
