@@ -1,13 +1,19 @@
-//! Command implementations and rendering.
+//! Command implementations and rendering. Everything printed goes through the
+//! output layer (`crate::out`), one unit at a time: instructions, checks and
+//! writes are printed as they are produced, never held whole.
 
+use crate::out::{self, json_doc, Json};
+use crate::outln;
 use crate::{BytesIn, Cli, Cmd, IsaCmd, NeuronCmd};
-use serde_json::{json, Value as Json};
+use serde_json::{json, Value as JsonValue};
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use xstore_core::bench::BenchResult;
-use xstore_core::isa::{run_scenario, Isa, RunResult};
-use xstore_core::report::{Explanation, Severity};
+use xstore_core::isa::{run_scenario_with, Isa, Run};
+use xstore_core::mem::{Memory, MemoryMap};
+use xstore_core::report::{Check, CheckOrigin, Explanation, RegValue, Severity};
 use xstore_core::scenario::Scenario;
+use xstore_core::stream::{WriteCount, WriteSink};
 use xstore_core::{hex, mem::DEFAULT_CAP, DiagKind, Diagnostic};
 
 /// Exit codes of the command-line contract.
@@ -52,32 +58,103 @@ pub fn dispatch(cli: Cli) -> u8 {
         Cmd::Demo { isa } => demo(isa.as_deref(), json),
         Cmd::Bench { what, quick } => bench(&what, quick, json),
     };
-    match res {
+    let code = match res {
         Ok(code) => code,
         Err(d) => {
-            if json {
-                println!("{}", json!({ "error": d }));
+            if json && !out::failed() {
+                // The error object on one line.
+                out::write_str(&json!({ "error": d }).to_string());
+                out::write_str("\n");
             }
-            eprintln!("{d}");
+            out::err_line(&d);
+            EXIT_ERROR
+        }
+    };
+    match out::finish() {
+        Ok(()) => code,
+        // A reader that has gone (`| head -1`) is no error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            if code == EXIT_ERROR {
+                EXIT_ERROR
+            } else {
+                EXIT_OK
+            }
+        }
+        Err(e) => {
+            out::err_line(
+                Diagnostic::new(DiagKind::Io, format!("cannot write: {e}")).in_file("<stdout>"),
+            );
             EXIT_ERROR
         }
     }
 }
 
-fn print_json(v: &Json) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(v).expect("JSON values serialize")
-    );
+/// One output line each, or `{key: [lines]}` with `--json`, printed as the
+/// lines come.
+fn print_lines<S: AsRef<str>>(key: &str, lines: impl IntoIterator<Item = S>, json: bool) {
+    let mut w = LineWriter::new(key, json);
+    for l in lines {
+        w.line(l.as_ref());
+    }
+    w.finish();
 }
 
-/// One output line each, or `{key: [lines]}` with `--json`.
-fn print_lines(key: &str, lines: Vec<String>, json: bool) {
-    if json {
-        print_json(&json!({ key: lines }));
-    } else {
-        for l in lines {
-            println!("{l}");
+/// Prints lines as they come: text, or one JSON document `{key: [lines]}`
+/// that is opened at the first line (so nothing is printed if the producer
+/// fails before it).
+struct LineWriter {
+    key: &'static str,
+    json: Option<Json>,
+    as_json: bool,
+}
+
+impl LineWriter {
+    fn new(key: &str, as_json: bool) -> Self {
+        let key: &'static str = match key {
+            "hex" => "hex",
+            _ => "text",
+        };
+        LineWriter {
+            key,
+            json: None,
+            as_json,
+        }
+    }
+    fn open(&mut self) -> &mut Json {
+        let key = self.key;
+        self.json.get_or_insert_with(|| {
+            let mut j = Json::new();
+            j.open_object();
+            j.key(key);
+            j.open_array();
+            j
+        })
+    }
+    fn line(&mut self, l: &str) {
+        if self.as_json {
+            self.open().item(l);
+        } else {
+            outln!("{l}");
+        }
+    }
+    /// A line that is the hex of `bytes`.
+    fn hex_line(&mut self, bytes: &[u8]) {
+        if self.as_json {
+            let j = self.open();
+            j.item_start();
+            j.hex(bytes);
+        } else {
+            out::write_hex(bytes);
+            outln!();
+        }
+    }
+    fn finish(mut self) {
+        if self.as_json {
+            self.open();
+            let mut j = self.json.take().expect("opened");
+            j.close_array();
+            j.close_object();
+            j.end();
         }
     }
 }
@@ -97,56 +174,97 @@ fn read_text(file: Option<&str>) -> Result<(String, String), Diagnostic> {
     }
 }
 
-fn read_bytes(input: &BytesIn) -> Result<(Vec<u8>, String), Diagnostic> {
-    match &input.file {
-        Some(f) => {
-            if !input.hex.is_empty() {
-                return Err(Diagnostic::syntax("give hex arguments or --file, not both"));
+/// Hex text read from stdin (`-`, or nothing given while stdin is not a
+/// terminal) or from a file; `None` when there is nothing to read.
+fn hex_text_source(
+    args: &[String],
+    file: Option<&str>,
+    what: &str,
+) -> Result<Option<(String, String)>, Diagnostic> {
+    match (args, file) {
+        ([], Some(f)) => read_text(Some(f)).map(Some),
+        ([dash], None) if dash == "-" => read_text(None).map(Some),
+        ([], None) if !std::io::stdin().is_terminal() => read_text(None).map(Some),
+        ([], None) => Err(Diagnostic::syntax(format!("no {what} given")).hint(format!(
+            "pass hex bytes as arguments, or `-` or --hex-file FILE for hex text{}",
+            if what == "bytes" {
+                ", or --file BIN"
+            } else {
+                ""
             }
-            std::fs::read(f)
-                .map(|b| (b, f.clone()))
-                .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")))
-        }
-        None => {
-            if input.hex.is_empty() {
-                return Err(Diagnostic::syntax("no bytes given")
-                    .hint("pass hex bytes as arguments or --file BIN"));
-            }
-            let mut out = Vec::new();
-            for (i, h) in input.hex.iter().enumerate() {
-                let name = format!("<arg {}>", i + 1);
-                out.extend(hex::decode(h).map_err(|d| d.in_file(&name))?);
-            }
-            Ok((out, "<args>".to_string()))
-        }
+        ))),
+        (_, Some(_)) => Err(Diagnostic::syntax(
+            "give hex arguments or --hex-file, not both",
+        )),
+        _ if args.iter().any(|a| a == "-") => Err(Diagnostic::syntax(
+            "`-` (hex text from stdin) stands alone, without other hex arguments",
+        )),
+        _ => Ok(None),
     }
+}
+
+fn read_bytes(input: &BytesIn) -> Result<(Vec<u8>, String), Diagnostic> {
+    if let Some(f) = &input.file {
+        if !input.hex.is_empty() {
+            return Err(Diagnostic::syntax("give hex arguments or --file, not both"));
+        }
+        return std::fs::read(f)
+            .map(|b| (b, f.clone()))
+            .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")));
+    }
+    if let Some((text, name)) = hex_text_source(&input.hex, input.hex_file.as_deref(), "bytes")? {
+        let bytes = hex::decode(&text).map_err(|d| d.in_file(&name))?;
+        if bytes.is_empty() {
+            return Err(Diagnostic::syntax("no bytes given")
+                .in_file(&name)
+                .hint("the hex text holds no digits"));
+        }
+        return Ok((bytes, name));
+    }
+    let mut out = Vec::new();
+    for (i, h) in input.hex.iter().enumerate() {
+        let name = format!("<arg {}>", i + 1);
+        out.extend(hex::decode(h).map_err(|d| d.in_file(&name))?);
+    }
+    Ok((out, "<args>".to_string()))
 }
 
 fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
     match cmd {
         IsaCmd::Asm { file } => {
             let (text, name) = read_text(file.as_deref())?;
-            let words = isa.asm(&text).map_err(|d| d.in_file(&name))?;
-            print_lines("hex", words.iter().map(|w| hex::encode(w)).collect(), json);
+            let mut w = LineWriter::new("hex", json);
+            isa.asm_each(&text, &mut |bytes| w.hex_line(bytes))
+                .map_err(|d| d.in_file(&name))?;
+            w.finish();
             Ok(EXIT_OK)
         }
         IsaCmd::Disasm(input) => {
             let (bytes, name) = read_bytes(&input)?;
-            print_lines(
-                "text",
-                isa.disasm(&bytes).map_err(|d| d.in_file(&name))?,
-                json,
-            );
+            let mut w = LineWriter::new("text", json);
+            isa.disasm_each(&bytes, &mut |l| w.line(l))
+                .map_err(|d| d.in_file(&name))?;
+            w.finish();
             Ok(EXIT_OK)
         }
-        IsaCmd::Explain { arg } => {
-            if arg.is_empty() {
-                return Err(Diagnostic::syntax("nothing to explain")
-                    .hint("pass the instruction's hex bytes"));
-            }
-            let ex = isa.explain(&arg.join(" "))?;
+        IsaCmd::Explain { arg, hex_file } => {
+            let ex = match hex_text_source(&arg, hex_file.as_deref(), "instruction")? {
+                Some((text, name)) if text.trim().is_empty() => {
+                    return Err(Diagnostic::syntax("nothing to explain")
+                        .in_file(&name)
+                        .hint("pass the instruction's hex bytes"))
+                }
+                Some((text, name)) => isa.explain(text.trim()).map_err(|d| d.in_file(&name))?,
+                None => isa.explain(&arg.join(" "))?,
+            };
             if json {
-                print_json(&json!(ex));
+                let mut j = Json::new();
+                j.open_array();
+                for e in &ex {
+                    j.item(e);
+                }
+                j.close_array();
+                j.end();
             } else {
                 for e in &ex {
                     print_explanation(e);
@@ -156,46 +274,100 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
         }
         IsaCmd::Validate(input) => {
             let (bytes, name) = read_bytes(&input)?;
-            let v = isa.validate(&bytes).map_err(|d| d.in_file(&name))?;
-            if json {
-                print_json(&json!(v));
-            } else {
-                println!("{}", if v.valid { "valid" } else { "invalid" });
-                for c in &v.checks {
-                    let mark = match c.passed {
-                        Some(true) => "ok  ",
-                        Some(false) => "FAIL",
-                        None => "n/a ",
-                    };
-                    let origin = match c.origin {
-                        xstore_core::report::CheckOrigin::Spec => "spec",
-                        xstore_core::report::CheckOrigin::Assumed => "assumed",
-                    };
-                    println!("  {mark} {:<32} [{origin}] {}", c.name, c.detail);
-                }
-            }
-            Ok(if v.valid { EXIT_OK } else { EXIT_FAIL })
+            let located = |d: Diagnostic| d.in_file(&name);
+            validate(isa, &bytes, json).map_err(located)
         }
     }
 }
 
+/// `validate`, with the checks streamed: the verdict needs every check, so
+/// the text form counts the failures in a first pass and prints in a second;
+/// the JSON form (`checks` first, then `failed`, then `valid`) prints the
+/// checks in its first pass and lists the failed names, specification checks
+/// first, in later passes only when there are any. Validation is
+/// deterministic, so the passes agree; an input error ends the first pass
+/// before anything is printed.
+fn validate(isa: &dyn Isa, bytes: &[u8], json: bool) -> Result<u8, Diagnostic> {
+    let mut failures = 0usize;
+    let origin = |c: &Check| match c.origin {
+        CheckOrigin::Spec => "spec",
+        CheckOrigin::Assumed => "assumed",
+    };
+    if json {
+        let mut j: Option<Json> = None;
+        let open = |j: &mut Option<Json>| {
+            j.get_or_insert_with(|| {
+                let mut j = Json::new();
+                j.open_object();
+                j.key("checks");
+                j.open_array();
+                j
+            });
+        };
+        isa.validate_each(bytes, &mut |c| {
+            open(&mut j);
+            let j = j.as_mut().expect("opened");
+            if !out::failed() {
+                j.item(c);
+            }
+            failures += usize::from(c.failed());
+        })?;
+        open(&mut j);
+        let mut j = j.expect("opened");
+        j.close_array();
+        j.key("failed");
+        j.open_array();
+        if failures > 0 {
+            for want in [CheckOrigin::Spec, CheckOrigin::Assumed] {
+                isa.validate_each(bytes, &mut |c| {
+                    if c.failed() && c.origin == want && !out::failed() {
+                        j.item(&c.name);
+                    }
+                })?;
+            }
+        }
+        j.close_array();
+        j.field("valid", &(failures == 0));
+        j.close_object();
+        j.end();
+    } else {
+        isa.validate_each(bytes, &mut |c| failures += usize::from(c.failed()))?;
+        outln!("{}", if failures == 0 { "valid" } else { "invalid" });
+        isa.validate_each(bytes, &mut |c| {
+            if !out::failed() {
+                let mark = match c.passed {
+                    Some(true) => "ok  ",
+                    Some(false) => "FAIL",
+                    None => "n/a ",
+                };
+                outln!("  {mark} {:<32} [{}] {}", c.name, origin(c), c.detail);
+            }
+        })?;
+    }
+    Ok(if failures == 0 { EXIT_OK } else { EXIT_FAIL })
+}
+
 fn print_explanation(e: &Explanation) {
     if e.hex.is_empty() {
-        println!("{}", e.title);
+        outln!("{}", e.title);
     } else {
-        println!("{}  [{}]", e.title, e.hex);
+        outln!("{}  [{}]", e.title, e.hex);
     }
     let w = e.fields.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let wb = e.fields.iter().map(|f| f.bits.len()).max().unwrap_or(0);
     let wr = e.fields.iter().map(|f| f.raw.len()).max().unwrap_or(0);
     for f in &e.fields {
-        println!(
+        outln!(
             "  {:<w$}  {:<wb$}  {:<wr$}  {}  ({})",
-            f.name, f.bits, f.raw, f.meaning, f.provenance
+            f.name,
+            f.bits,
+            f.raw,
+            f.meaning,
+            f.provenance
         );
     }
     for n in &e.notes {
-        println!("  note: {n}");
+        outln!("  note: {n}");
     }
 }
 
@@ -229,13 +401,13 @@ fn lower(
         Some(path) => std::fs::write(&path, &lowered)
             .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot write `{path}`: {e}")))?,
         None => {
-            print_lines("hex", lowered.chunks(64).map(hex::encode).collect(), json);
+            print_lines("hex", lowered.chunks(64).map(hex::encode), json);
         }
     }
     Ok(EXIT_OK)
 }
 
-/// Load a scenario file, naming its ISA.
+/// Load a scenario file, naming its ISA, and check it against the ISA.
 pub fn load_scenario_text(
     text: &str,
     file: &str,
@@ -245,6 +417,7 @@ pub fn load_scenario_text(
         find_isa(n).map(|i| i.scenario_keys())
     })?;
     let isa = find_isa(&sc.isa).expect("the parser accepted a known ISA");
+    xstore_core::isa::check_scenario(isa, &sc)?;
     Ok((sc, isa))
 }
 
@@ -263,6 +436,164 @@ fn parse_dump(s: &str) -> Result<(u64, u64), Diagnostic> {
         })
 }
 
+/// A `--dump` must lie wholly in the scenario's memory map. It is checked
+/// before anything runs (the map does not change during a run), so a bad dump
+/// costs nothing and never throws a run's output away.
+fn check_dump(map: &MemoryMap, addr: u64, len: u64) -> Result<(), Diagnostic> {
+    if len == 0 {
+        return Ok(());
+    }
+    let regions = || {
+        map.regions()
+            .iter()
+            .map(|r| format!("{} [{:#x}, {:#x}]", r.name, r.base, r.last))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(last) = addr.checked_add(len - 1) else {
+        return Err(Diagnostic::range(format!(
+            "--dump {addr:#x}:{len}: the range passes the top of the 64-bit address space"
+        )));
+    };
+    let mut at = addr;
+    loop {
+        let Some(i) = map.find(at) else {
+            return Err(Diagnostic::range(format!(
+                "--dump {addr:#x}:{len}: address {at:#x} is not mapped"
+            ))
+            .expected(format!("a range inside the mapped regions: {}", regions()))
+            .hint("dumps are checked against the memory map before the scenario runs"));
+        };
+        let end = map.regions()[i].last;
+        if end >= last {
+            return Ok(());
+        }
+        at = end + 1;
+    }
+}
+
+/// Write bytes a first run keeps for printing; past this, the run is repeated
+/// with its writes printed as they happen (see `run`).
+const SPOOL_BUDGET: usize = 1 << 20;
+
+/// Keeps the writes of a run while they fit in [`SPOOL_BUDGET`] bytes.
+struct Spool {
+    data: Vec<u8>,
+    records: Vec<(u64, usize)>,
+    budget: usize,
+    overflowed: bool,
+}
+
+impl Spool {
+    fn new(budget: usize) -> Self {
+        Spool {
+            data: Vec::new(),
+            records: Vec::new(),
+            budget,
+            overflowed: false,
+        }
+    }
+    fn replay(&self, sink: &mut dyn WriteSink) {
+        let mut at = 0;
+        for &(addr, len) in &self.records {
+            sink.write(addr, &self.data[at..at + len]);
+            at += len;
+        }
+    }
+}
+
+impl WriteSink for Spool {
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        if self.overflowed {
+            return;
+        }
+        let cost = self.data.len() + bytes.len() + 16 * (self.records.len() + 1);
+        if cost > self.budget {
+            self.overflowed = true;
+            self.data = Vec::new();
+            self.records = Vec::new();
+            return;
+        }
+        self.data.extend_from_slice(bytes);
+        self.records.push((addr, bytes.len()));
+    }
+}
+
+/// Prints each write as `run` shows it.
+struct PrintWrites<'j> {
+    json: Option<&'j mut Json>,
+}
+
+impl WriteSink for PrintWrites<'_> {
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        if out::failed() {
+            return;
+        }
+        match &mut self.json {
+            Some(j) => {
+                j.item_start();
+                j.open_object();
+                j.field("addr", &addr);
+                j.key("hex");
+                j.hex(bytes);
+                j.close_object();
+            }
+            None => {
+                out::write_fmt(format_args!("write {addr:#x}: "));
+                out::write_hex(bytes);
+                outln!();
+            }
+        }
+    }
+}
+
+/// Print the dumps, reading memory a chunk at a time.
+fn print_dumps(
+    mem: &Memory,
+    dumps: &[(u64, u64)],
+    json: Option<&mut Json>,
+) -> Result<(), Diagnostic> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut json = json;
+    for &(addr, len) in dumps {
+        match &mut json {
+            Some(j) => {
+                j.item_start();
+                j.open_object();
+                j.field("addr", &addr);
+                j.key("hex");
+                out::write_str("\"");
+            }
+            None => out::write_fmt(format_args!("dump {addr:#x}: ")),
+        }
+        let mut done = 0u64;
+        while done < len && !out::failed() {
+            let n = (len - done).min(buf.len() as u64) as usize;
+            let at = addr.wrapping_add(done);
+            mem.read(at, &mut buf[..n])
+                .map_err(|f| Diagnostic::range(format!("--dump {addr:#x}:{len}: {f}")))?;
+            out::write_hex(&buf[..n]);
+            done += n as u64;
+        }
+        match &mut json {
+            Some(j) => {
+                out::write_str("\"");
+                j.close_object();
+            }
+            None => outln!(),
+        }
+    }
+    Ok(())
+}
+
+/// `run`. Execution happens before anything is printed, so that an error
+/// only execution finds (an allocation cap, a block the model rejects) is
+/// reported alone, and the outcome can head the output. The writes are kept
+/// for printing only while they fit in [`SPOOL_BUDGET`]; beyond that the
+/// scenario is run a second time from the start, its writes printed as they
+/// are committed (execution is deterministic; the two runs are checked to
+/// agree). Memory stays proportional to what the program touches, whatever
+/// it writes.
 fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     let dumps: Vec<(u64, u64)> = dumps
         .iter()
@@ -274,83 +605,119 @@ fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8
         None => DEFAULT_CAP,
     };
     let (sc, isa) = load_scenario(file)?;
-    let r = run_scenario(isa, &sc, cap)?;
-    let mut dump_out = Vec::new();
+    let map = xstore_core::isa::scenario_map(isa, &sc)?;
     for &(addr, len) in &dumps {
-        let mut buf = vec![0u8; len as usize];
-        r.memory
-            .read(addr, &mut buf)
-            .map_err(|f| Diagnostic::range(format!("--dump {addr:#x}:{len}: {f}")))?;
-        dump_out.push(json!({ "addr": addr, "hex": hex::encode(&buf) }));
+        check_dump(&map, addr, len)?;
     }
-    if json {
-        print_json(&run_json(&r, dump_out));
-    } else {
-        print_run(&r, &dump_out);
-    }
-    Ok(if r.expect_failures.is_empty() {
+    drop(map);
+    let mut spool = Spool::new(SPOOL_BUDGET);
+    let first = run_scenario_with(isa, &sc, cap, &mut spool)?;
+    let code = if first.expect_failures.is_empty() {
         EXIT_OK
     } else {
         EXIT_FAIL
-    })
-}
-
-/// The `run --json` object of DESIGN.md §2.
-pub fn run_json(r: &RunResult, dump: Vec<Json>) -> Json {
-    let regs: Vec<_> = r.exec.regs.iter().filter(|x| x.changed).collect();
-    json!({
-        "outcome": r.exec.outcome,
-        "fault": r.exec.fault.as_ref().map(|f| {
-            let mut o = json!({ "kind": f.kind, "address": f.address, "message": f.message });
-            if let Some(c) = f.code { o["code"] = json!(c); }
-            if let Some(i) = f.instruction { o["instruction"] = json!(i); }
-            o
-        }),
-        "writes": r.writes,
-        "dump": dump,
-        "warnings": r.exec.warnings,
-        "regs": regs,
-        "executed": r.exec.executed,
-        "expect": if r.has_expect {
-            json!({ "passed": r.expect_failures.is_empty(), "failures": r.expect_failures })
-        } else { Json::Null },
-    })
-}
-
-fn print_run(r: &RunResult, dump: &[Json]) {
-    println!("outcome: {}", r.exec.outcome.as_str());
-    if let Some(f) = &r.exec.fault {
-        let addr = f.address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
-        let code = f.code.map(|c| format!(" (code {c})")).unwrap_or_default();
-        println!("fault: {}{addr}{code}: {}", f.kind, f.message);
-    }
-    println!("instructions executed: {}", r.exec.executed);
-    for w in &r.writes {
-        println!("write {:#x}: {}", w.addr, w.hex);
-    }
-    for reg in r.exec.regs.iter().filter(|x| x.changed) {
-        match &reg.value {
-            xstore_core::report::RegValue::Int(v) => println!("reg {} = {v:#x}", reg.name),
-            xstore_core::report::RegValue::Hex(h) => println!("reg {} = {h}", reg.name),
+    };
+    // Print the writes (from the spool, or by running again) and hand back
+    // the memory after execution.
+    let writes = |first: Run, sink: &mut PrintWrites| -> Result<Memory, Diagnostic> {
+        if !spool.overflowed {
+            spool.replay(sink);
+            return Ok(first.memory);
+        }
+        let exec = first.exec;
+        drop(first.memory);
+        let second = run_scenario_with(isa, &sc, cap, sink)?;
+        if second.exec != exec {
+            return Err(Diagnostic::new(
+                DiagKind::Resource,
+                "the scenario's second run differs from its first",
+            )
+            .in_file(&sc.file));
+        }
+        Ok(second.memory)
+    };
+    let regs: Vec<_> = first
+        .exec
+        .regs
+        .iter()
+        .filter(|x| x.changed)
+        .cloned()
+        .collect();
+    if json {
+        // Keys in the order serde_json sorts them, `writes` last.
+        let mut j = Json::new();
+        j.open_object();
+        j.key("dump");
+        j.open_array();
+        print_dumps(&first.memory, &dumps, Some(&mut j))?;
+        j.close_array();
+        j.field("executed", &first.exec.executed);
+        let expect = if first.has_expect {
+            json!({ "passed": first.expect_failures.is_empty(), "failures": first.expect_failures })
+        } else {
+            JsonValue::Null
+        };
+        j.field("expect", &expect);
+        j.field("fault", &fault_json(&first));
+        j.field("outcome", &first.exec.outcome);
+        j.field("regs", &regs);
+        j.field("warnings", &first.exec.warnings);
+        j.key("writes");
+        j.open_array();
+        writes(first, &mut PrintWrites { json: Some(&mut j) })?;
+        j.close_array();
+        j.close_object();
+        j.end();
+    } else {
+        outln!("outcome: {}", first.exec.outcome.as_str());
+        if let Some(f) = &first.exec.fault {
+            let addr = f.address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
+            let code = f.code.map(|c| format!(" (code {c})")).unwrap_or_default();
+            outln!("fault: {}{addr}{code}: {}", f.kind, f.message);
+        }
+        outln!("instructions executed: {}", first.exec.executed);
+        let (warnings, failures, has_expect) = (
+            first.exec.warnings.clone(),
+            first.expect_failures.clone(),
+            first.has_expect,
+        );
+        let mem = writes(first, &mut PrintWrites { json: None })?;
+        for reg in &regs {
+            match &reg.value {
+                RegValue::Int(v) => outln!("reg {} = {v:#x}", reg.name),
+                RegValue::Hex(h) => outln!("reg {} = {h}", reg.name),
+            }
+        }
+        print_dumps(&mem, &dumps, None)?;
+        for w in &warnings {
+            outln!("warning: {w}");
+        }
+        if has_expect {
+            if failures.is_empty() {
+                outln!("expect: all hold");
+            } else {
+                for f in &failures {
+                    outln!("expect FAILED: {f}");
+                }
+            }
         }
     }
-    for d in dump {
-        println!(
-            "dump {:#x}: {}",
-            d["addr"].as_u64().unwrap_or(0),
-            d["hex"].as_str().unwrap_or("")
-        );
-    }
-    for w in &r.exec.warnings {
-        println!("warning: {w}");
-    }
-    if r.has_expect {
-        if r.expect_failures.is_empty() {
-            println!("expect: all hold");
-        } else {
-            for f in &r.expect_failures {
-                println!("expect FAILED: {f}");
+    Ok(code)
+}
+
+/// The `fault` member of `run --json`.
+fn fault_json(r: &Run) -> JsonValue {
+    match &r.exec.fault {
+        None => JsonValue::Null,
+        Some(f) => {
+            let mut o = json!({ "kind": f.kind, "address": f.address, "message": f.message });
+            if let Some(c) = f.code {
+                o["code"] = json!(c);
             }
+            if let Some(i) = f.instruction {
+                o["instruction"] = json!(i);
+            }
+            o
         }
     }
 }
@@ -364,26 +731,43 @@ fn lint(file: &str, json: bool) -> Result<u8, Diagnostic> {
         .filter(|f| f.severity == Severity::Warning)
         .count();
     if json {
-        print_json(&json!({ "findings": findings, "warnings": warnings }));
+        json_doc(&json!({ "findings": findings, "warnings": warnings }));
     } else {
         if findings.is_empty() {
-            println!("{file}: no findings");
+            outln!("{file}: no findings");
         }
         for f in &findings {
             let sev = f.severity.as_str();
             let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
-            println!("{file}{at}: {sev}[{}]: {}", f.rule, f.message);
+            outln!("{file}{at}: {sev}[{}]: {}", f.rule, f.message);
         }
     }
     Ok(if warnings == 0 { EXIT_OK } else { EXIT_FAIL })
 }
 
-/// Run one bundled example; `Err` for a scenario error.
-pub fn run_example(path: &str, text: &str) -> Result<RunResult, Diagnostic> {
+/// Run one example scenario's text; its writes are counted, not kept.
+pub fn run_example(path: &str, text: &str) -> Result<(Run, WriteCount), Diagnostic> {
     let (sc, isa) = load_scenario_text(text, path)?;
-    run_scenario(isa, &sc, DEFAULT_CAP)
+    let mut count = WriteCount::default();
+    let r = run_scenario_with(isa, &sc, DEFAULT_CAP, &mut count)?;
+    Ok((r, count))
 }
 
+/// An example's file on disk: its path under the nearest directory, from the
+/// current one up, that holds it, written relative to the current directory.
+fn example_on_disk(path: &str) -> Option<String> {
+    let cwd = std::env::current_dir().ok()?;
+    for (up, dir) in cwd.ancestors().enumerate() {
+        if dir.join(path).is_file() {
+            return Some(format!("{}{path}", "../".repeat(up)));
+        }
+    }
+    None
+}
+
+/// `demo`: each bundled example runs from its file when the repository is
+/// there (so an edited example is what runs and is judged), else from the
+/// copy compiled into the binary, and the line says so.
 fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     if let Some(o) = only {
         if find_isa(o).is_none() {
@@ -398,68 +782,119 @@ fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
             continue;
         }
         if !json {
-            println!("== {}: {} ==", isa.name(), isa.summary());
+            outln!("== {}: {} ==", isa.name(), isa.summary());
         }
         for ex in isa.examples() {
-            let (ok, line, row) =
-                match run_example(ex.path, ex.text) {
-                    Ok(r) => {
-                        let ok = r.expect_failures.is_empty();
-                        let fault = r
-                            .exec
-                            .fault
-                            .as_ref()
-                            .map(|f| format!(", {} fault", f.kind))
-                            .unwrap_or_default();
-                        let bytes: usize = r.writes.iter().map(|w| w.hex.len() / 2).sum();
-                        let line =
-                            format!(
-                        "{} {}: {}{fault}, {} instruction(s), {} write(s), {bytes} byte(s){}",
+            if out::failed() {
+                return Ok(EXIT_OK);
+            }
+            let disk = example_on_disk(ex.path);
+            let (label, source, text) = match &disk {
+                Some(p) => {
+                    match std::fs::read_to_string(p) {
+                        Ok(t) => (p.clone(), "file", std::borrow::Cow::Owned(t)),
+                        Err(e) => {
+                            failed += 1;
+                            let msg = format!("cannot read `{p}`: {e}");
+                            if !json {
+                                outln!("FAIL {p}: {msg}");
+                            }
+                            rows.push(json!({ "path": p, "source": "file", "passed": false, "error": msg }));
+                            continue;
+                        }
+                    }
+                }
+                None => (
+                    format!("{} (bundled copy)", ex.path),
+                    "bundled",
+                    std::borrow::Cow::Borrowed(ex.text),
+                ),
+            };
+            let path = disk.as_deref().unwrap_or(ex.path);
+            let (ok, line, row) = match run_example(path, &text) {
+                Ok((r, count)) => {
+                    let ok = r.expect_failures.is_empty();
+                    let fault = r
+                        .exec
+                        .fault
+                        .as_ref()
+                        .map(|f| format!(", {} fault", f.kind))
+                        .unwrap_or_default();
+                    let mut line = format!(
+                        "{} {label}: {}{fault}, {} instruction(s), {} write(s), {} byte(s){}",
                         if ok { "PASS" } else { "FAIL" },
-                        ex.path,
                         r.exec.outcome.as_str(),
                         r.exec.executed,
-                        r.writes.len(),
-                        if r.has_expect { "" } else { " (no expectations)" }
+                        count.writes,
+                        count.bytes,
+                        if r.has_expect {
+                            ""
+                        } else {
+                            " (no expectations)"
+                        }
                     );
-                        let mut line = line;
-                        for f in &r.expect_failures {
-                            line.push_str(&format!("\n    expect FAILED: {f}"));
-                        }
-                        for w in &r.exec.warnings {
-                            line.push_str(&format!("\n    warning: {w}"));
-                        }
-                        let row = json!({
-                            "path": ex.path, "passed": ok, "outcome": r.exec.outcome,
-                            "writes": r.writes.len(), "failures": r.expect_failures,
-                        });
-                        (ok, line, row)
+                    for f in &r.expect_failures {
+                        line.push_str(&format!("\n    expect FAILED: {f}"));
                     }
-                    Err(d) => (
-                        false,
-                        format!("FAIL {}: {d}", ex.path),
-                        json!({ "path": ex.path, "passed": false, "error": d.to_string() }),
-                    ),
-                };
+                    for w in &r.exec.warnings {
+                        line.push_str(&format!("\n    warning: {w}"));
+                    }
+                    let row = json!({
+                        "path": path, "source": source, "passed": ok, "outcome": r.exec.outcome,
+                        "writes": count.writes, "failures": r.expect_failures,
+                    });
+                    (ok, line, row)
+                }
+                Err(d) => (
+                    false,
+                    format!("FAIL {label}: {d}"),
+                    json!({ "path": path, "source": source, "passed": false, "error": d.to_string() }),
+                ),
+            };
             if ok {
                 passed += 1;
             } else {
                 failed += 1;
             }
             if !json {
-                println!("{line}");
+                outln!("{line}");
             }
             rows.push(row);
         }
     }
     if json {
-        print_json(&json!({ "scenarios": rows, "passed": passed, "failed": failed }));
+        json_doc(&json!({ "scenarios": rows, "passed": passed, "failed": failed }));
     } else {
-        println!("demo: {passed} passed, {failed} failed");
+        outln!("demo: {passed} passed, {failed} failed");
     }
     Ok(if failed == 0 { EXIT_OK } else { EXIT_FAIL })
 }
 
+/// One row of the `bench` table; a missed target ends it with `MISSED`.
+fn bench_row(r: &BenchResult) -> String {
+    let target = r
+        .target
+        .map(|t| format!("{t:.2}"))
+        .unwrap_or_else(|| "-".into());
+    let mark = if met(r) == Some(false) {
+        "  MISSED"
+    } else {
+        ""
+    };
+    format!(
+        "{:<28} {:>16.1} {:>16.1} {:<14} {:>7.3} {:>7}{mark}",
+        r.name, r.ours, r.baseline, r.unit, r.ratio, target
+    )
+}
+
+/// Whether a case met its target ratio (`None` without a target).
+fn met(r: &BenchResult) -> Option<bool> {
+    r.target.map(|t| r.ratio >= t)
+}
+
+/// `bench`: progress on stderr while each group measures; the table (or
+/// JSON) on stdout at the end, a missed target marked `MISSED` (JSON:
+/// `"met": false`).
 fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     let mut results: Vec<BenchResult> = Vec::new();
     let all = what == "all";
@@ -468,31 +903,93 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
             .expected(format!("one of: {}", known.join(", "))));
     }
+    let mut group = |name: &str, run: &dyn Fn() -> Vec<BenchResult>| {
+        out::err_line(format_args!("bench: measuring {name}…"));
+        let start = std::time::Instant::now();
+        let got = run();
+        for r in &got {
+            let mark = match met(r) {
+                Some(false) => " MISSED",
+                _ => "",
+            };
+            out::err_line(format_args!(
+                "bench:   {} ratio {:.3}{}{mark}",
+                r.name,
+                r.ratio,
+                r.target
+                    .map(|t| format!(" (target {t:.2})"))
+                    .unwrap_or_default()
+            ));
+        }
+        out::err_line(format_args!(
+            "bench: {name}: {} case(s) in {:.1} s",
+            got.len(),
+            start.elapsed().as_secs_f64()
+        ));
+        results.extend(got);
+    };
     if all || what == "memory" {
-        results.extend(xstore_core::bench::memory(quick));
+        group("memory", &|| xstore_core::bench::memory(quick));
     }
     for isa in isas() {
         if all || what == isa.name() {
-            results.extend(isa.bench(quick));
+            group(isa.name(), &|| isa.bench(quick));
         }
     }
     if json {
-        print_json(&json!({ "results": results }));
+        let rows: Vec<JsonValue> = results
+            .iter()
+            .map(|r| {
+                let mut v = json!(r);
+                if let Some(m) = met(r) {
+                    v["met"] = json!(m);
+                }
+                v
+            })
+            .collect();
+        json_doc(&json!({ "results": rows }));
     } else {
-        println!(
+        outln!(
             "{:<28} {:>16} {:>16} {:<14} {:>7} {:>7}",
-            "case", "ours", "baseline", "unit", "ratio", "target"
+            "case",
+            "ours",
+            "baseline",
+            "unit",
+            "ratio",
+            "target"
         );
         for r in &results {
-            let target = r
-                .target
-                .map(|t| format!("{t:.2}"))
-                .unwrap_or_else(|| "-".into());
-            println!(
-                "{:<28} {:>16.1} {:>16.1} {:<14} {:>7.3} {:>7}",
-                r.name, r.ours, r.baseline, r.unit, r.ratio, target
-            );
+            outln!("{}", bench_row(r));
+        }
+        let missed = results.iter().filter(|r| met(r) == Some(false)).count();
+        if missed > 0 {
+            outln!("{missed} target(s) missed");
         }
     }
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(ratio: f64, target: Option<f64>) -> BenchResult {
+        BenchResult {
+            name: "case".into(),
+            ours: ratio,
+            baseline: 1.0,
+            unit: "MiB/s".into(),
+            ratio,
+            target,
+        }
+    }
+
+    #[test]
+    fn bench_marks_a_missed_target() {
+        assert!(bench_row(&result(0.25, Some(0.3))).ends_with("0.30  MISSED"));
+        assert!(bench_row(&result(0.35, Some(0.3))).ends_with("0.30"));
+        assert!(bench_row(&result(0.1, None)).ends_with(" -"));
+        assert_eq!(met(&result(0.3, Some(0.3))), Some(true));
+        assert_eq!(met(&result(0.1, None)), None);
+    }
 }

@@ -1,8 +1,12 @@
 //! `xstore`: the command-line edge. Parses arguments, reads files, calls the
 //! ISA crates through [`xstore_core::isa::Isa`], and renders results (text for
-//! people, `--json` for programs). Diagnostics are rendered here and only here.
+//! people, `--json` for programs). Diagnostics are rendered here and only here,
+//! and everything printed goes through the output layer in [`out`].
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
+mod out;
 
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
@@ -14,7 +18,8 @@ use std::process::ExitCode;
     about = "Reference toolkit for accelerator store instructions: AWS Neuron TensorStore, \
              PTO TSTORE and Vision-Q7 vector stores",
     after_help = "Exit codes: 0 success; 1 invalid (validate), expectation failed (run, demo) or \
-                  warnings found (lint); 2 bad input or scenario error."
+                  warnings found (lint); 2 bad input, scenario error or a failed write to stdout. \
+                  A closed stdout (`xstore demo | head -1`) ends a command quietly with 0."
 )]
 pub struct Cli {
     /// Machine-readable JSON output.
@@ -86,8 +91,11 @@ pub enum IsaCmd {
     Disasm(BytesIn),
     /// Every field: bit range, raw value, meaning, provenance
     Explain {
-        /// Hex bytes (Q7 also takes a mnemonic)
+        /// Hex bytes (Q7 also takes a mnemonic); `-` or none: read them from stdin
         arg: Vec<String>,
+        /// Read the hex text (or mnemonic) from this file (`-`: stdin)
+        #[arg(long, value_name = "FILE")]
+        hex_file: Option<String>,
     },
     /// Verdict and every failed rule by its specification name
     Validate(BytesIn),
@@ -114,12 +122,17 @@ pub enum NeuronCmd {
     },
 }
 
-/// Bytes given as hex arguments or as a binary file.
+/// Bytes given as hex arguments, as hex text (stdin or a file) or as a binary
+/// file.
 #[derive(Args)]
 pub struct BytesIn {
-    /// Hex bytes in memory order (arguments are concatenated)
+    /// Hex bytes in memory order (arguments are concatenated); `-` or none:
+    /// read hex text from stdin (the output of `asm` pastes as it is)
     pub hex: Vec<String>,
-    /// Read raw bytes from this file instead
+    /// Read hex text from this file (`-`: stdin); whitespace and newlines separate
+    #[arg(long, value_name = "FILE", conflicts_with = "file")]
+    pub hex_file: Option<String>,
+    /// Read raw bytes from this binary file
     #[arg(long, value_name = "BIN")]
     pub file: Option<String>,
 }

@@ -1,4 +1,4 @@
-//! The command-line contract (DESIGN.md §2): JSON shapes and exit codes, run
+//! The command-line contract (README.md, "Usage"): JSON shapes and exit codes, run
 //! against the built binary.
 
 use serde_json::{json, Value};

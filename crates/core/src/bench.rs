@@ -18,7 +18,7 @@ pub struct BenchResult {
     pub unit: String,
     /// `ours / baseline`.
     pub ratio: f64,
-    /// The target ratio from the issue, when there is one.
+    /// The target ratio the project sets for the case, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<f64>,
 }

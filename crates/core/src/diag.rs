@@ -71,11 +71,81 @@ pub struct DiagnosticData {
     pub provenance: Option<crate::Provenance>,
 }
 
+/// Longest quoted token a diagnostic repeats whole, in characters.
+pub const QUOTE_MAX: usize = 64;
+/// Characters of a longer quoted token that are kept.
+const QUOTE_KEEP: usize = 32;
+/// Longest text field of a diagnostic, in characters, once quotes are shortened.
+pub const TEXT_MAX: usize = 1024;
+
+/// Shorten what a diagnostic's text quotes, so that an enormous offending token
+/// (a ten-megabyte number, a line of garbage) is not echoed whole to stderr and
+/// into JSON. A token between backticks or double quotes that is longer than
+/// [`QUOTE_MAX`] characters keeps its first 32, then `…`, and its closing quote
+/// is followed by ` (N characters)`. A text still longer than [`TEXT_MAX`]
+/// keeps its beginning and ends with `… (N characters in all)`. Every text
+/// field of a [`Diagnostic`] passes through here when it is set.
+pub fn clip(text: String) -> String {
+    if text.len() <= QUOTE_MAX {
+        return text;
+    }
+    let mut out = String::new();
+    let mut done = 0; // bytes of `text` already in `out`
+    let mut open: Option<(u8, usize)> = None;
+    for (i, b) in text.bytes().enumerate() {
+        if b != b'`' && b != b'"' {
+            continue;
+        }
+        match open {
+            None => open = Some((b, i)),
+            Some((q, at)) if q == b => {
+                open = None;
+                let inner = &text[at + 1..i];
+                if inner.len() <= QUOTE_MAX {
+                    continue;
+                }
+                let n = crate::text::count_chars(inner.as_bytes());
+                if n <= QUOTE_MAX {
+                    continue;
+                }
+                let keep = inner
+                    .char_indices()
+                    .nth(QUOTE_KEEP)
+                    .map(|(k, _)| k)
+                    .unwrap_or(inner.len());
+                out.push_str(&text[done..at + 1]);
+                out.push_str(&inner[..keep]);
+                out.push('…');
+                out.push(q as char);
+                out.push_str(&format!(" ({n} characters)"));
+                done = i + 1;
+            }
+            Some(_) => {}
+        }
+    }
+    let out = if done == 0 {
+        text
+    } else {
+        out.push_str(&text[done..]);
+        out
+    };
+    let n = crate::text::count_chars(out.as_bytes());
+    if n <= TEXT_MAX {
+        return out;
+    }
+    let keep = out
+        .char_indices()
+        .nth(TEXT_MAX - 40)
+        .map(|(k, _)| k)
+        .unwrap_or(out.len());
+    format!("{}… ({n} characters in all)", &out[..keep])
+}
+
 impl Diagnostic {
     pub fn new(kind: DiagKind, message: impl Into<String>) -> Self {
         Diagnostic(Box::new(DiagnosticData {
             kind,
-            message: message.into(),
+            message: clip(message.into()),
             location: Location::None,
             rule: None,
             expected: None,
@@ -124,15 +194,15 @@ impl Diagnostic {
     }
 
     pub fn rule(mut self, rule: impl Into<String>) -> Self {
-        self.rule = Some(rule.into());
+        self.rule = Some(clip(rule.into()));
         self
     }
     pub fn expected(mut self, expected: impl Into<String>) -> Self {
-        self.expected = Some(expected.into());
+        self.expected = Some(clip(expected.into()));
         self
     }
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(clip(hint.into()));
         self
     }
     /// The provenance of the rule the error names.
@@ -241,23 +311,62 @@ impl fmt::Display for Diagnostic {
 impl std::error::Error for Diagnostic {}
 
 /// Maps byte offsets of a text to 1-based (line, col); columns count characters.
+///
+/// Built in one pass; each lookup then costs a binary search for the line and,
+/// for a text that is not ASCII, a count over at most two 64-byte blocks (the
+/// characters before every block are kept). So positions on a very long line
+/// cost no more than on a short one, in whatever order they are asked.
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// Characters before each [`BLOCK`]-byte block; empty for an ASCII text,
+    /// where characters and bytes coincide.
+    blocks: Vec<usize>,
 }
+
+const BLOCK: usize = 64;
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        crate::text::meter::add(text.len());
+        let blocks = if text.is_ascii() {
+            Vec::new()
+        } else {
+            let mut before = 0;
+            text.as_bytes()
+                .chunks(BLOCK)
+                .map(|c| {
+                    let b = before;
+                    before += crate::text::count_chars(c);
+                    b
+                })
+                .collect()
+        };
+        LineIndex {
+            text,
+            starts,
+            blocks,
+        }
+    }
+
+    /// Characters before byte `offset`.
+    fn chars_before(&self, offset: usize) -> usize {
+        if self.blocks.is_empty() {
+            return offset;
+        }
+        let b = offset / BLOCK;
+        let from = b * BLOCK;
+        self.blocks.get(b).copied().unwrap_or(0)
+            + crate::text::count_chars(&self.text.as_bytes()[from..offset])
     }
 
     pub fn line_col(&self, offset: usize) -> (u32, u32) {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
-        let col = self.text[start..offset].chars().count() + 1;
+        let col = self.chars_before(offset) - self.chars_before(start) + 1;
         (line as u32 + 1, col as u32)
     }
 }
@@ -330,11 +439,71 @@ mod tests {
     }
 
     #[test]
+    fn long_quoted_tokens_are_shortened_with_their_length() {
+        let big = "9".repeat(10_000_000);
+        let d = Diagnostic::range(format!("integer `{big}` does not fit in 64 bits"))
+            .expected(format!("not \"{big}\""))
+            .hint(format!("drop `{}`", "é".repeat(100)));
+        assert_eq!(
+            d.message,
+            format!(
+                "integer `{}…` (10000000 characters) does not fit in 64 bits",
+                "9".repeat(32)
+            )
+        );
+        assert_eq!(
+            d.expected.as_deref(),
+            Some(format!("not \"{}…\" (10000000 characters)", "9".repeat(32)).as_str())
+        );
+        assert_eq!(
+            d.hint.as_deref(),
+            Some(format!("drop `{}…` (100 characters)", "é".repeat(32)).as_str())
+        );
+        // Short quotes, unpaired quotes and unquoted text are left alone.
+        let s = format!("`{}` and `b", "x".repeat(64));
+        assert_eq!(clip(s.clone()), s);
+        // Whatever is not quoted is bounded as a whole.
+        let d = Diagnostic::syntax("z".repeat(5000));
+        assert!(
+            d.message.chars().count() < TEXT_MAX + 40,
+            "{}",
+            d.message.len()
+        );
+        assert!(
+            d.message.ends_with("… (5000 characters in all)"),
+            "{}",
+            d.message
+        );
+        assert!(d.to_string().len() < 1200);
+    }
+
+    #[test]
     fn line_index_counts_lines_and_chars() {
         let ix = LineIndex::new("ab\ncdé\nx");
         assert_eq!(ix.line_col(0), (1, 1));
         assert_eq!(ix.line_col(3), (2, 1));
         assert_eq!(ix.line_col(7), (2, 4));
         assert_eq!(ix.line_col(8), (3, 1));
+    }
+
+    #[test]
+    fn line_index_agrees_with_a_plain_count_across_blocks() {
+        // Multi-byte characters straddling block edges, on long and short lines.
+        let text: String = (0..600)
+            .map(|i| match i % 7 {
+                0 => "é",
+                1 => "\n",
+                2 => "€€",
+                3 => "😀",
+                _ => "ab",
+            })
+            .collect();
+        let ix = LineIndex::new(&text);
+        for (off, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let line_start = text[..off].rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let line = text[..off].matches('\n').count() as u32 + 1;
+            let col = text[line_start..off].chars().count() as u32 + 1;
+            assert_eq!(ix.line_col(off), (line, col), "offset {off}");
+        }
     }
 }

@@ -13,45 +13,74 @@ pub fn encode(bytes: &[u8]) -> String {
     s
 }
 
-/// Parse hex bytes in memory order. Whitespace, `_` and `:` separate freely; an
-/// optional leading `0x` is accepted. Errors name the 1-based column.
+/// Parse hex bytes in memory order. Whitespace (newlines included), `_` and
+/// `:` separate freely; an optional leading `0x` is accepted. Errors name the
+/// 1-based line and column (columns count characters). One pass: the position
+/// is carried along, so the work is linear in the text.
 pub fn decode(text: &str) -> Result<Vec<u8>, Diagnostic> {
-    let body = text.trim();
-    let skip = text.len() - text.trim_start().len();
-    let (body, skip) = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        Some(rest) => (rest, skip + 2),
-        None => (body, skip),
-    };
-    let mut out = Vec::with_capacity(body.len() / 2);
-    let mut hi: Option<(u8, usize)> = None;
-    for (i, ch) in body.char_indices() {
-        let col = text[..skip + i].chars().count() as u32 + 1;
+    let mut out = Vec::with_capacity(text.len() / 2);
+    // Position of the character being looked at.
+    let (mut line, mut col) = (1u32, 0u32);
+    let mut chars = text.chars().peekable();
+    // Leading whitespace, then an optional `0x`.
+    while let Some(&ch) = chars.peek() {
+        if !ch.is_whitespace() {
+            break;
+        }
+        chars.next();
+        step(ch, &mut line, &mut col);
+    }
+    let mut ahead = chars.clone();
+    if ahead.next() == Some('0') && matches!(ahead.next(), Some('x' | 'X')) {
+        chars.next();
+        chars.next();
+        crate::text::meter::add(2);
+        col += 2;
+    }
+    // The first digit of a byte, with its position.
+    let mut hi: Option<(u8, u32, u32)> = None;
+    while let Some(ch) = chars.next() {
+        step(ch, &mut line, &mut col);
         if ch.is_whitespace() || ch == '_' || ch == ':' {
-            if let Some((_, at)) = hi {
-                let c = text[..skip + at].chars().count() as u32 + 1;
+            if let Some((_, l, c)) = hi {
+                // Trailing whitespace ends the text: the digit is alone.
+                if ch.is_whitespace() && chars.clone().all(char::is_whitespace) {
+                    break;
+                }
                 return Err(Diagnostic::syntax("a hex byte is split by a separator")
-                    .at(1, c)
+                    .at(l, c)
                     .expected("two hex digits per byte"));
             }
             continue;
         }
         let Some(v) = ch.to_digit(16) else {
             return Err(Diagnostic::syntax(format!("`{ch}` is not a hex digit"))
-                .at(1, col)
+                .at(line, col)
                 .expected("0-9, a-f"));
         };
         match hi.take() {
-            None => hi = Some((v as u8, i)),
-            Some((h, _)) => out.push(h << 4 | v as u8),
+            None => hi = Some((v as u8, line, col)),
+            Some((h, _, _)) => out.push(h << 4 | v as u8),
         }
     }
-    if let Some((_, at)) = hi {
-        let c = text[..skip + at].chars().count() as u32 + 1;
+    if let Some((_, l, c)) = hi {
         return Err(Diagnostic::syntax("odd number of hex digits")
-            .at(1, c)
+            .at(l, c)
             .expected("two hex digits per byte"));
     }
     Ok(out)
+}
+
+/// Move the position past `ch` (a newline starts the next line).
+#[inline]
+fn step(ch: char, line: &mut u32, col: &mut u32) {
+    crate::text::meter::add(ch.len_utf8());
+    if ch == '\n' {
+        *line += 1;
+        *col = 0;
+    } else {
+        *col += 1;
+    }
 }
 
 /// Extract bits `hi..=lo` of `word`.
@@ -101,6 +130,68 @@ mod tests {
         );
         let e = decode("0 f").unwrap_err();
         assert!(e.to_string().contains("split"), "{e}");
+    }
+
+    #[test]
+    fn errors_name_the_line_and_column_of_multi_line_text() {
+        let e = decode("0f a0\n00 1z\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "<input>:2:5: error: `z` is not a hex digit; expected 0-9, a-f"
+        );
+        let e = decode("0f\na0\r\n0\n0").unwrap_err();
+        assert_eq!(
+            e.location,
+            crate::Location::Text {
+                file: None,
+                line: 3,
+                col: 1
+            }
+        );
+        assert!(e.message.contains("split"), "{e}");
+        let e = decode("  0xé").unwrap_err();
+        assert_eq!(
+            e.location,
+            crate::Location::Text {
+                file: None,
+                line: 1,
+                col: 5
+            }
+        );
+        // A lone digit before trailing whitespace is an odd count, as before.
+        let e = decode("0fa \n ").unwrap_err();
+        assert!(e.message.starts_with("odd number"), "{e}");
+        assert_eq!(decode("\n0f\na0\n").unwrap(), vec![0x0f, 0xa0]);
+    }
+
+    /// Bytes walked per hex digit, for an `n`-byte text ending in a bad digit
+    /// (the error's column is the text's length: the position is exact).
+    fn walked_per_digit(n: usize) -> f64 {
+        let mut text = "0f".repeat(n / 2);
+        text.push('z');
+        crate::text::meter::take();
+        let e = decode(&text).unwrap_err();
+        let walked = crate::text::meter::take();
+        assert_eq!(
+            e.location,
+            crate::Location::Text {
+                file: None,
+                line: 1,
+                col: n as u32 + 1
+            }
+        );
+        walked as f64 / n as f64
+    }
+
+    #[test]
+    fn hex_decoding_is_linear() {
+        let small = walked_per_digit(1_000);
+        let large = walked_per_digit(1_000_000);
+        assert!(small <= 2.0 && large <= 2.0, "{small} {large}");
+        assert!(
+            large < 2.0 * small,
+            "per-digit work grows: {small} -> {large}"
+        );
     }
 
     #[test]

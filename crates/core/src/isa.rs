@@ -3,10 +3,11 @@
 
 use crate::bench::BenchResult;
 use crate::diag::Diagnostic;
-use crate::mem::{Access, Memory, MemoryMap, Region, TraceEvent, VecTrace};
+use crate::mem::{Access, FaultKind, Memory, MemoryMap, Region, VecTrace};
 use crate::prov::Provenance;
-use crate::report::{Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
+use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
 use crate::scenario::{InitData, Outcome, Scenario};
+use crate::stream::{Records, WriteSink};
 use crate::tomlval::Value;
 
 /// A region of a named memory profile.
@@ -101,6 +102,15 @@ pub fn check_examples(isa: &dyn Isa, root: &std::path::Path) -> Vec<String> {
 }
 
 /// Everything the CLI needs from an ISA.
+///
+/// The `*_each` methods and `execute_into` are the streaming forms the CLI uses: they hand each
+/// output unit (a line's bytes, a line of text, a check) to `emit` as soon as
+/// it exists, so that output need not be held whole. Their contract: **every
+/// input error is returned before the first call of `emit`**, so a caller
+/// that prints as it goes never prints half an answer followed by an error.
+/// Their default bodies go through the collecting forms; an ISA overrides them
+/// where holding the whole answer would cost memory out of proportion to the
+/// input.
 pub trait Isa: Sync {
     /// `neuron`, `pto` or `q7`.
     fn name(&self) -> &'static str;
@@ -110,23 +120,64 @@ pub trait Isa: Sync {
     fn scenario_keys(&self) -> &'static [&'static str];
     /// Memory profiles; the first is the default.
     fn profiles(&self) -> &'static [ProfileDef];
+    /// Every fault kind `run` can report for this ISA, as `FaultReport::kind`
+    /// spells it: what `[expect] fault` may name. Read from the ISA's own fault
+    /// table (and [`memory_fault_kinds`] where the memory model's faults are
+    /// reported as they are).
+    fn fault_kinds(&self) -> Vec<&'static str>;
     /// Assembly text → one byte string per output line (instruction, PTO command
     /// word, Q7 bundle), in memory order.
     fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic>;
+    /// [`Isa::asm`], one output line's bytes at a time.
+    fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
+        for w in self.asm(text)? {
+            emit(&w);
+        }
+        Ok(())
+    }
     /// Bytes → canonical assembly, one line per instruction.
     fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic>;
+    /// [`Isa::disasm`], one line at a time.
+    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+        for l in self.disasm(bytes)? {
+            emit(&l);
+        }
+        Ok(())
+    }
     /// `explain ARG`: ARG is hex bytes (or, where the ISA allows, a mnemonic).
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic>;
     /// `validate HEX`.
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic>;
+    /// The checks of [`Isa::validate`], in the same order, one at a time. The
+    /// verdict and the failed names follow from them as
+    /// [`Validation::from_checks`] derives them.
+    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
+        for c in &self.validate(bytes)?.checks {
+            emit(c);
+        }
+        Ok(())
+    }
     /// Execute the scenario's program against `mem`, whose map and initial bytes
-    /// the runner has set up. Memory effects go to `trace`.
+    /// the runner has set up. Each committed write goes to `trace` as it is
+    /// committed (`&mut dyn WriteSink` is a `TraceSink`, so the executors take
+    /// it as they are). Scenario errors are returned before anything executes,
+    /// except those only execution can find, which [`run_scenario_with`]'s
+    /// callers learn of before printing (see `xstore run`).
+    fn execute_into(
+        &self,
+        sc: &Scenario,
+        mem: &mut Memory,
+        trace: &mut dyn WriteSink,
+    ) -> Result<Exec, Diagnostic>;
+    /// [`Isa::execute_into`] with every effect kept in a [`VecTrace`].
     fn execute(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
         trace: &mut VecTrace,
-    ) -> Result<Exec, Diagnostic>;
+    ) -> Result<Exec, Diagnostic> {
+        self.execute_into(sc, mem, trace)
+    }
     /// The hazards the specification warns about.
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic>;
     /// Bundled example scenarios.
@@ -135,7 +186,56 @@ pub trait Isa: Sync {
     fn bench(&self, quick: bool) -> Vec<BenchResult>;
 }
 
-/// Result of running a scenario.
+/// The memory model's fault kinds that an executor reports as they are
+/// (`unmapped`, `read_only`, `misaligned`, `address_overflow`), by their names
+/// in the memory model. The allocation cap is not among them: reaching it is a
+/// scenario error of the run, not an architectural fault.
+pub fn memory_fault_kinds() -> Vec<&'static str> {
+    // The match makes a new FaultKind a compile error here until it is sorted.
+    let architectural = |k: &FaultKind| match k {
+        FaultKind::Unmapped
+        | FaultKind::ReadOnly
+        | FaultKind::Misaligned { .. }
+        | FaultKind::AddressOverflow { .. } => true,
+        FaultKind::AllocationCap { .. } => false,
+    };
+    [
+        FaultKind::Unmapped,
+        FaultKind::ReadOnly,
+        FaultKind::Misaligned { align: 1 },
+        FaultKind::AddressOverflow { len: 1 },
+        FaultKind::AllocationCap { cap: 0 },
+    ]
+    .iter()
+    .filter(|k| architectural(k))
+    .map(|k| k.name())
+    .collect()
+}
+
+/// Checks of a scenario against its ISA that need the ISA and not only the
+/// file: an `[expect] fault` kind must be one of [`Isa::fault_kinds`]
+/// (compared without regard to case, as the expectation is).
+pub fn check_scenario(isa: &dyn Isa, sc: &Scenario) -> Result<(), Diagnostic> {
+    let Some(ef) = sc.expect.as_ref().and_then(|e| e.fault.as_ref()) else {
+        return Ok(());
+    };
+    let Some(kind) = &ef.kind else {
+        return Ok(());
+    };
+    let kinds = isa.fault_kinds();
+    if kinds.iter().any(|k| k.eq_ignore_ascii_case(kind)) {
+        return Ok(());
+    }
+    Err(Diagnostic::range(format!(
+        "`{kind}` is not a fault kind of isa `{}`",
+        isa.name()
+    ))
+    .at(ef.at.0, ef.at.1)
+    .in_file(&sc.file)
+    .expected(format!("one of: {}", kinds.join(", "))))
+}
+
+/// Result of running a scenario, its writes kept.
 #[derive(Debug, Clone)]
 pub struct RunResult {
     pub exec: Exec,
@@ -146,13 +246,29 @@ pub struct RunResult {
     pub has_expect: bool,
 }
 
-/// Build the scenario's memory: its `[[memory]]` map or the profile's, then `[[init]]`.
-pub fn build_memory(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Memory, Diagnostic> {
-    let map = match &sc.memory {
+/// Result of running a scenario whose writes went to a sink.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub exec: Exec,
+    /// Memory after execution.
+    pub memory: Memory,
+    /// Each `[expect]` item that does not hold, as a sentence.
+    pub expect_failures: Vec<String>,
+    pub has_expect: bool,
+}
+
+/// The scenario's memory map: its `[[memory]]` map or its profile's.
+pub fn scenario_map(isa: &dyn Isa, sc: &Scenario) -> Result<MemoryMap, Diagnostic> {
+    Ok(match &sc.memory {
         Some(specs) => MemoryMap::new(specs.iter().map(|s| s.region.clone()).collect())
             .map_err(|e| Diagnostic::scenario(e.to_string()).in_file(&sc.file))?,
         None => profile(isa, sc)?.map(),
-    };
+    })
+}
+
+/// Build the scenario's memory: its `[[memory]]` map or the profile's, then `[[init]]`.
+pub fn build_memory(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Memory, Diagnostic> {
+    let map = scenario_map(isa, sc)?;
     let mut mem = Memory::new(map).with_cap(cap);
     for init in &sc.init {
         let res = match &init.data {
@@ -199,13 +315,33 @@ pub fn profile(isa: &dyn Isa, sc: &Scenario) -> Result<&'static ProfileDef, Diag
     }
 }
 
-/// Run a scenario and check its expectations.
+/// Run a scenario and check its expectations, keeping every write.
 pub fn run_scenario(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<RunResult, Diagnostic> {
+    let mut writes = Records::default();
+    let r = run_scenario_with(isa, sc, cap, &mut writes)?;
+    Ok(RunResult {
+        exec: r.exec,
+        writes: writes.0,
+        memory: r.memory,
+        expect_failures: r.expect_failures,
+        has_expect: r.has_expect,
+    })
+}
+
+/// Run a scenario and check its expectations; each write goes to `trace` as
+/// it is committed, and nothing else keeps it. Execution is deterministic:
+/// running the same scenario again gives the same writes and result.
+pub fn run_scenario_with(
+    isa: &dyn Isa,
+    sc: &Scenario,
+    cap: u64,
+    trace: &mut dyn WriteSink,
+) -> Result<Run, Diagnostic> {
+    check_scenario(isa, sc)?;
     let mut mem = build_memory(isa, sc, cap)?;
-    let mut trace = VecTrace::default();
-    let exec = isa.execute(sc, &mut mem, &mut trace)?;
+    let exec = isa.execute_into(sc, &mut mem, trace)?;
     if let Some(f) = &exec.fault {
-        if f.kind == "allocation_cap" {
+        if f.kind == (FaultKind::AllocationCap { cap }).name() {
             return Err(
                 Diagnostic::new(crate::DiagKind::Resource, f.message.clone())
                     .in_file(&sc.file)
@@ -213,26 +349,18 @@ pub fn run_scenario(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<RunResult,
             );
         }
     }
-    let writes = trace
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Write { addr, bytes } => Some(WriteRecord {
-                addr: *addr,
-                hex: crate::hex::encode(bytes),
-            }),
-            TraceEvent::Fault(_) => None,
-        })
-        .collect();
     let expect_failures = check_expect(sc, &exec, &mem);
-    Ok(RunResult {
+    Ok(Run {
         exec,
-        writes,
         memory: mem,
         expect_failures,
         has_expect: sc.expect.is_some(),
     })
 }
+
+/// Bytes an `[[expect.memory]]` failure shows: the whole region up to this
+/// length, else this many from the first difference.
+const EXPECT_SHOWN: usize = 64;
 
 fn check_expect(sc: &Scenario, exec: &Exec, mem: &Memory) -> Vec<String> {
     let Some(exp) = &sc.expect else {
@@ -278,15 +406,38 @@ fn check_expect(sc: &Scenario, exec: &Exec, mem: &Memory) -> Vec<String> {
     }
     for m in &exp.memory {
         let got = mem.peek(m.addr, m.bytes.len());
-        let got_hex: String = got
-            .iter()
-            .map(|b| b.map(|b| format!("{b:02x}")).unwrap_or_else(|| "--".into()))
-            .collect();
-        let want_hex = crate::hex::encode(&m.bytes);
-        if got_hex != want_hex {
+        let Some(first) = got.iter().zip(&m.bytes).position(|(g, w)| *g != Some(*w)) else {
+            continue;
+        };
+        let show = |got: &[Option<u8>]| -> String {
+            let mut s = String::with_capacity(got.len() * 2);
+            for b in got {
+                match b {
+                    Some(b) => s.push_str(&crate::hex::encode(&[*b])),
+                    None => s.push_str("--"),
+                }
+            }
+            s
+        };
+        if m.bytes.len() <= EXPECT_SHOWN {
             out.push(format!(
-                "memory at {:#x} (line {}): expected {want_hex}, got {got_hex}",
-                m.addr, m.line
+                "memory at {:#x} (line {}): expected {}, got {}",
+                m.addr,
+                m.line,
+                crate::hex::encode(&m.bytes),
+                show(&got)
+            ));
+        } else {
+            // A long region: the window of bytes from its first difference.
+            let end = (first + EXPECT_SHOWN).min(got.len());
+            out.push(format!(
+                "memory at {:#x} (line {}): {} bytes, first difference at {:#x}: expected {}…, got {}…",
+                m.addr,
+                m.line,
+                m.bytes.len(),
+                m.addr.wrapping_add(first as u64),
+                crate::hex::encode(&m.bytes[first..end]),
+                show(&got[first..end])
             ));
         }
     }

@@ -25,6 +25,8 @@ pub mod report;
 pub mod rules;
 pub mod scenario;
 pub mod space;
+pub mod stream;
+pub mod text;
 pub mod tomlval;
 
 pub use diag::{DiagKind, Diagnostic, Location};

@@ -1,4 +1,5 @@
-//! Provenance tags (shared/spec/README.md, "Evidence and provenance").
+//! Provenance tags: how well each fact the tables hold is known, and from what
+//! kind of source (each `docs/<isa>.md` explains them for its ISA).
 //!
 //! Every fact a table relies on carries one of these, so that `explain`, the
 //! docs and diagnostics can say how well the fact is known.
@@ -38,7 +39,7 @@ pub enum Provenance {
     /// What real, public code relies on (call sites in vendor libraries, compilers).
     PublicUsage,
     /// Public pages of the same family that are not the vendor's (reverse-engineering
-    /// write-ups); the supplements call these "secondary".
+    /// write-ups), called "secondary".
     Secondary,
     /// A decision of this project where nothing pins the fact.
     Assumed,

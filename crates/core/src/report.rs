@@ -1,6 +1,6 @@
 //! Serializable results shared by every ISA: explanations, validation verdicts,
-//! lint findings and execution reports. Their JSON shapes are the contract of
-//! DESIGN.md §2.
+//! lint findings and execution reports. Their JSON shapes are the command
+//! line's contract (README.md, "`run --json`").
 
 use crate::prov::Provenance;
 use crate::scenario::Outcome;

@@ -1,10 +1,12 @@
-//! Scenario files (DESIGN.md §3): a machine state, a program and optional
-//! expectations in one TOML file.
+//! Scenario files: a machine state, a program and optional expectations in one
+//! TOML file (the format README.md describes).
 //!
 //! The common keys are parsed here; each ISA names the extra top-level keys it
 //! owns (for example `tile`, `symbols`, `options`) and parses them itself from
 //! [`Scenario::extra`]. Every unknown key and every bad value is an error naming
-//! the key and its line:col.
+//! the key and its line:col; each table's keys are checked against its known
+//! set before any required key is looked for, so a misspelt required key is
+//! reported as the unknown key it is.
 
 use crate::diag::Diagnostic;
 use crate::mem::{Access, Region};
@@ -85,6 +87,9 @@ impl Program {
 pub struct ExpectFault {
     pub kind: Option<String>,
     pub address: Option<u64>,
+    /// Where the kind (or the `fault` value) is written, for the error when
+    /// the kind is not one of the ISA's.
+    pub at: (u32, u32),
 }
 
 /// An `[[expect.memory]]` entry.
@@ -155,13 +160,25 @@ impl Scenario {
     ) -> Result<Scenario, Diagnostic> {
         let doc = parse_document(text)?;
         let mut top = Fields::new(&doc, "the scenario", (1, 1));
-        let isa_item = top.require("isa")?;
+        let isa_item = match top.take("isa") {
+            Some(it) => it,
+            None => {
+                // Without an ISA, a key is unknown when no ISA owns it.
+                let mut any: Vec<&'static str> = COMMON_KEYS.to_vec();
+                any.extend(isas.iter().filter_map(|n| isa_keys(n)).flatten());
+                top.known(&any)?;
+                return Err(top.require("isa").expect_err("`isa` is absent"));
+            }
+        };
         let isa = isa_item.as_str("isa")?.to_string();
         let extra_names = isa_keys(&isa).ok_or_else(|| {
             Diagnostic::range(format!("unknown isa `{isa}`"))
                 .at(isa_item.line, isa_item.col)
                 .expected(format!("one of: {}", isas.join(", ")))
         })?;
+        let mut own = COMMON_KEYS.to_vec();
+        own.extend_from_slice(extra_names);
+        top.known(&own)?;
 
         let profile = match top.take("profile") {
             Some(it) => Some((it.as_str("profile")?.to_string(), it.clone())),
@@ -174,7 +191,7 @@ impl Scenario {
         };
 
         let init = match top.take("init") {
-            Some(it) => parse_init(it)?,
+            Some(it) => parse_init(it, text)?,
             None => Vec::new(),
         };
 
@@ -204,7 +221,7 @@ impl Scenario {
                 }
             }
             (None, Some((_, it))) => Program::Hex {
-                bytes: it.as_hex("program_hex")?,
+                bytes: it.as_hex_from("program_hex", string_origin(text, it))?,
                 origin: (it.line, it.col),
             },
             (None, None) => {
@@ -216,7 +233,7 @@ impl Scenario {
         };
 
         let expect = match top.take("expect") {
-            Some(it) => Some(parse_expect(it)?),
+            Some(it) => Some(parse_expect(it, text)?),
             None => None,
         };
 
@@ -253,7 +270,9 @@ impl Scenario {
 /// (line, col) of the first character of a string value's content: after the
 /// opening quotes and, for a multi-line string, after the newline TOML trims.
 fn string_origin(text: &str, it: &Item) -> (u32, u32) {
-    let raw = &text[it.span.clone()];
+    let Some(raw) = text.get(it.span.clone()).filter(|r| r.len() >= 2) else {
+        return (it.line, it.col + 1);
+    };
     let (mut line, mut col) = (it.line, it.col);
     let skip: usize = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
         3
@@ -273,6 +292,7 @@ fn parse_memory(it: &Item) -> Result<Vec<RegionSpec>, Diagnostic> {
     let mut out = Vec::new();
     for (i, t) in it.as_tables("memory")?.into_iter().enumerate() {
         let mut f = Fields::of(t, "[[memory]]")?;
+        f.known(&["name", "base", "size", "access", "fill"])?;
         let base = f.require("base")?.as_u64("base")?;
         let size_item = f.require("size")?;
         let size = size_item.as_u64("size")?;
@@ -332,16 +352,19 @@ fn parse_memory(it: &Item) -> Result<Vec<RegionSpec>, Diagnostic> {
     Ok(out)
 }
 
-fn parse_init(it: &Item) -> Result<Vec<InitSpec>, Diagnostic> {
+fn parse_init(it: &Item, text: &str) -> Result<Vec<InitSpec>, Diagnostic> {
     let mut out = Vec::new();
     for t in it.as_tables("init")? {
         let mut f = Fields::of(t, "[[init]]")?;
+        f.known(&["addr", "hex", "fill", "len"])?;
         let addr = f.require("addr")?.as_u64("addr")?;
         let hex = f.take_keyed("hex");
         let fill = f.take("fill");
         let len = f.take("len");
         let data = match (hex, fill, len) {
-            (Some((_, h)), None, None) => InitData::Hex(h.as_hex("hex")?),
+            (Some((_, h)), None, None) => {
+                InitData::Hex(h.as_hex_from("hex", string_origin(text, h))?)
+            }
             (None, Some(fl), Some(l)) => InitData::Fill {
                 byte: fl.as_u8("fill")?,
                 len: l.as_u64("len")?,
@@ -375,8 +398,9 @@ fn parse_init(it: &Item) -> Result<Vec<InitSpec>, Diagnostic> {
     Ok(out)
 }
 
-fn parse_expect(it: &Item) -> Result<Expect, Diagnostic> {
+fn parse_expect(it: &Item, text: &str) -> Result<Expect, Diagnostic> {
     let mut f = Fields::of(it, "[expect]")?;
+    f.known(&["outcome", "fault", "memory", "regs"])?;
     let outcome = match f.take("outcome") {
         Some(o) => {
             let s = o.as_str("outcome")?;
@@ -393,19 +417,21 @@ fn parse_expect(it: &Item) -> Result<Expect, Diagnostic> {
             Value::Str(s) => ExpectFault {
                 kind: Some(s.clone()),
                 address: None,
+                at: (v.line, v.col),
             },
             Value::Table(_) => {
                 let mut ff = Fields::of(v, "[expect.fault]")?;
-                let kind = match ff.take("kind") {
-                    Some(k) => Some(k.as_str("kind")?.to_string()),
-                    None => None,
+                ff.known(&["kind", "address"])?;
+                let (kind, at) = match ff.take("kind") {
+                    Some(k) => (Some(k.as_str("kind")?.to_string()), (k.line, k.col)),
+                    None => (None, (v.line, v.col)),
                 };
                 let address = match ff.take("address") {
                     Some(a) => Some(a.as_u64("address")?),
                     None => None,
                 };
                 ff.finish()?;
-                ExpectFault { kind, address }
+                ExpectFault { kind, address, at }
             }
             _ => {
                 return Err(v.error(format!(
@@ -420,8 +446,10 @@ fn parse_expect(it: &Item) -> Result<Expect, Diagnostic> {
     if let Some(m) = f.take("memory") {
         for t in m.as_tables("expect.memory")? {
             let mut mf = Fields::of(t, "[[expect.memory]]")?;
+            mf.known(&["addr", "hex"])?;
             let addr = mf.require("addr")?.as_u64("addr")?;
-            let bytes = mf.require("hex")?.as_hex("hex")?;
+            let h = mf.require("hex")?;
+            let bytes = h.as_hex_from("hex", string_origin(text, h))?;
             mf.finish()?;
             memory.push(ExpectMemory {
                 addr,

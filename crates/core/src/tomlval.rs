@@ -7,6 +7,7 @@
 
 use crate::diag::{Diagnostic, LineIndex};
 use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 /// A table key and where it was written.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,28 +50,127 @@ pub struct Table {
 pub fn parse_document(text: &str) -> Result<Table, Diagnostic> {
     let ix = LineIndex::new(text);
     let doc = DeTable::parse(text).map_err(|e| {
-        let (line, col) = e.span().map(|s| ix.line_col(s.start)).unwrap_or((1, 1));
+        // The parser gives its "recursion limit" on a key of too many dotted
+        // parts no position: that key is the longest one of the text.
+        let at = e
+            .span()
+            .map(|s| s.start)
+            .or_else(|| longest_dotted_key(text));
+        let (line, col) = at.map(|o| ix.line_col(o)).unwrap_or((1, 1));
         Diagnostic::syntax(format!("invalid TOML: {}", e.message().trim())).at(line, col)
     })?;
-    convert_table(doc.get_ref(), &ix)
+    convert_table(doc.into_inner(), &ix)
 }
 
-fn convert_table(t: &DeTable<'_>, ix: &LineIndex<'_>) -> Result<Table, Diagnostic> {
+/// The byte offset where the dotted key with the most parts starts (bare or
+/// quoted parts joined by `.`, outside strings and comments). `None` when the
+/// text has no key of two parts or more.
+fn longest_dotted_key(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let bare = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    // (start, parts, a dot was seen after the last part)
+    let mut chain: Option<(usize, usize, bool)> = None;
+    let mut best: Option<(usize, usize)> = None; // (parts, start)
+    let mut i = 0;
+    while i < b.len() {
+        let part_end = match b[i] {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                chain = None;
+                continue;
+            }
+            b'"' | b'\'' => Some(string_end(b, i)),
+            c if bare(c) => {
+                let mut j = i;
+                while j < b.len() && bare(b[j]) {
+                    j += 1;
+                }
+                Some(j)
+            }
+            b'.' => {
+                if let Some(c) = &mut chain {
+                    c.2 = true;
+                }
+                None
+            }
+            b' ' | b'\t' => None,
+            _ => {
+                chain = None;
+                None
+            }
+        };
+        match part_end {
+            Some(end) => {
+                chain = match chain {
+                    Some((start, parts, true)) => Some((start, parts + 1, false)),
+                    _ => Some((i, 1, false)),
+                };
+                let (start, parts, _) = chain.expect("just set");
+                if parts >= 2 && best.is_none_or(|(p, _)| parts > p) {
+                    best = Some((parts, start));
+                }
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    best.map(|(_, start)| start)
+}
+
+/// The byte after the string that opens at `i` (basic or literal, one-line or
+/// multi-line); the text's end when it is not closed.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let q = b[i];
+    if b[i..].starts_with(&[q, q, q]) {
+        let mut j = i + 3;
+        while j < b.len() {
+            if q == b'"' && b[j] == b'\\' {
+                j += 2;
+                continue;
+            }
+            if b[j..].starts_with(&[q, q, q]) {
+                return j + 3;
+            }
+            j += 1;
+        }
+        return b.len();
+    }
+    let mut j = i + 1;
+    while j < b.len() && b[j] != b'\n' {
+        if q == b'"' && b[j] == b'\\' {
+            j += 2;
+            continue;
+        }
+        if b[j] == q {
+            return j + 1;
+        }
+        j += 1;
+    }
+    j.min(b.len())
+}
+
+// The parser's tree is consumed as it is converted (tables by value, array
+// elements taken one at a time), so the two trees are not both whole at once.
+
+fn convert_table(t: DeTable<'_>, ix: &LineIndex<'_>) -> Result<Table, Diagnostic> {
     let mut entries = Vec::with_capacity(t.len());
-    for (k, v) in t.iter() {
+    for (k, v) in t {
         let (line, col) = ix.line_col(k.span().start);
         let key = Key {
-            name: k.get_ref().to_string(),
+            name: k.into_inner().into_owned(),
             line,
             col,
         };
-        entries.push((key, convert_item(v.get_ref(), v.span(), ix)?));
+        let span = v.span();
+        entries.push((key, convert_item(v.into_inner(), span, ix)?));
     }
     Ok(Table { entries })
 }
 
 fn convert_item(
-    v: &DeValue<'_>,
+    v: DeValue<'_>,
     span: std::ops::Range<usize>,
     ix: &LineIndex<'_>,
 ) -> Result<Item, Diagnostic> {
@@ -86,13 +186,15 @@ fn convert_item(
         DeValue::Float(f) => Value::Float(f.as_str().parse().map_err(|_| {
             Diagnostic::range(format!("float `{}` is out of range", f.as_str())).at(line, col)
         })?),
-        DeValue::String(s) => Value::Str(s.to_string()),
-        DeValue::Boolean(b) => Value::Bool(*b),
+        DeValue::String(s) => Value::Str(s.into_owned()),
+        DeValue::Boolean(b) => Value::Bool(b),
         DeValue::Datetime(d) => Value::Datetime(d.to_string()),
-        DeValue::Array(a) => {
-            let mut items = Vec::new();
-            for e in a.iter() {
-                items.push(convert_item(e.get_ref(), e.span(), ix)?);
+        DeValue::Array(mut a) => {
+            let mut items = Vec::with_capacity(a.len());
+            for e in a.iter_mut() {
+                let e = std::mem::replace(e, Spanned::new(0..0, DeValue::Boolean(false)));
+                let span = e.span();
+                items.push(convert_item(e.into_inner(), span, ix)?);
             }
             Value::Array(items)
         }
@@ -206,16 +308,25 @@ impl Item {
         }
         Ok(arr.iter().collect())
     }
-    /// Hex bytes from a string value; errors point into the string.
+    /// Hex bytes from a string value; errors point into the string (on its
+    /// first line, the column after the opening quote; on a later line of a
+    /// multi-line string, that line of the value).
     pub fn as_hex(&self, what: &str) -> Result<Vec<u8>, Diagnostic> {
+        self.as_hex_from(what, (self.line, self.col + 1))
+    }
+
+    /// [`Item::as_hex`] for a string whose content starts at `origin` (1-based
+    /// line and column of its first character in the file).
+    pub fn as_hex_from(&self, what: &str, origin: (u32, u32)) -> Result<Vec<u8>, Diagnostic> {
         let s = self.as_str(what)?;
         crate::hex::decode(s).map_err(|e| {
-            let col = match e.location {
-                crate::diag::Location::Text { col, .. } => col,
-                _ => 1,
+            let (line, col) = match e.location {
+                crate::diag::Location::Text { line, col, .. } => (line, col),
+                _ => (1, 1),
             };
             Diagnostic::scenario(format!("`{what}`: {}", e.message))
-                .at(self.line, self.col + col)
+                .at(line, col)
+                .shifted(origin)
                 .expected("hex digits, two per byte")
         })
     }
@@ -280,12 +391,61 @@ impl<'a> Fields<'a> {
         Some((k, v))
     }
 
-    /// The value of `name`; an error naming the key when it is missing.
+    /// Declare every key the table may hold: the first key (in file order)
+    /// outside `names` is an error at its position, naming the allowed set.
+    /// Call it before [`Fields::require`], so that a misspelt required key is
+    /// reported as the unknown key it is rather than as a missing one.
+    pub fn known(&mut self, names: &[&'static str]) -> Result<(), Diagnostic> {
+        self.asked.extend_from_slice(names);
+        for (k, _) in &self.table.entries {
+            if !names.contains(&k.name.as_str()) {
+                return Err(self.unknown(k, names));
+            }
+        }
+        Ok(())
+    }
+
+    fn unknown(&self, k: &Key, names: &[&str]) -> Diagnostic {
+        let mut known: Vec<&str> = names.to_vec();
+        known.sort_unstable();
+        known.dedup();
+        let d = Diagnostic::scenario(format!("unknown key `{}` in {}", k.name, self.context))
+            .at(k.line, k.col)
+            .expected(format!("one of: {}", known.join(", ")));
+        match closest(&k.name, &known) {
+            Some(n) => d.hint(format!("did you mean `{n}`?")),
+            None => d,
+        }
+    }
+
+    /// The value of `name`; an error naming the key when it is missing. When
+    /// the table holds a key nobody asked for that differs from `name` by a
+    /// letter or two, that key is reported instead, as unknown.
     pub fn require(&mut self, name: &'static str) -> Result<&'a Item, Diagnostic> {
-        self.take(name).ok_or_else(|| {
+        if let Some(it) = self.take(name) {
+            return Ok(it);
+        }
+        let typo = self
+            .table
+            .entries
+            .iter()
+            .enumerate()
+            .find(|(i, (k, _))| !self.used[*i] && closest(&k.name, &[name]).is_some());
+        if let Some((_, (k, _))) = typo {
+            return Err(Diagnostic::scenario(format!(
+                "unknown key `{}` in {}",
+                k.name, self.context
+            ))
+            .at(k.line, k.col)
+            .hint(format!(
+                "did you mean `{name}`? {} requires it",
+                self.context
+            )));
+        }
+        Err(
             Diagnostic::scenario(format!("{} is missing the key `{name}`", self.context))
-                .at(self.at.0, self.at.1)
-        })
+                .at(self.at.0, self.at.1),
+        )
     }
 
     /// Every key not asked for yet, marked used (for free-form tables such as `[regs]`).
@@ -304,19 +464,57 @@ impl<'a> Fields<'a> {
     pub fn finish(self) -> Result<(), Diagnostic> {
         for (i, (k, _)) in self.table.entries.iter().enumerate() {
             if !self.used[i] {
-                let mut known: Vec<&str> = self.asked.clone();
-                known.sort_unstable();
-                known.dedup();
-                return Err(Diagnostic::scenario(format!(
-                    "unknown key `{}` in {}",
-                    k.name, self.context
-                ))
-                .at(k.line, k.col)
-                .expected(format!("one of: {}", known.join(", "))));
+                return Err(self.unknown(k, &self.asked));
             }
         }
         Ok(())
     }
+}
+
+/// The name of `names` that `key` misspells (at most two edits away, and
+/// fewer than the name's length), if exactly one is closest.
+fn closest<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
+    if key.len() > 64 {
+        return None;
+    }
+    let mut best: Option<(usize, &str)> = None;
+    let mut tie = false;
+    for &n in names {
+        let d = edit_distance(key, n);
+        if d == 0 || d > 2 || d >= n.chars().count() {
+            continue;
+        }
+        match best {
+            Some((b, _)) if d > b => {}
+            Some((b, _)) if d == b => tie = true,
+            _ => {
+                best = Some((d, n));
+                tie = false;
+            }
+        }
+    }
+    best.filter(|_| !tie).map(|(_, n)| n)
+}
+
+/// Levenshtein distance over characters (insert, delete, substitute, and the
+/// swap of two neighbours counted as one edit).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev2 = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(prev2[j - 2] + 1);
+            }
+        }
+        prev2 = std::mem::replace(&mut prev, cur);
+    }
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -362,6 +560,99 @@ mod tests {
             e.to_string(),
             "<input>:2:1: error: unknown key `y` in the file; expected one of: x, z"
         );
+    }
+
+    /// Bytes walked to locate the keys and values of a one-line array of `n`
+    /// elements, per element.
+    fn walked_per_element(n: usize, first: &str) -> f64 {
+        let mut text = format!("x = [{first}");
+        for _ in 1..n {
+            text.push_str(", 1");
+        }
+        text.push_str("]\n");
+        crate::text::meter::take();
+        let t = parse_document(&text).unwrap();
+        let walked = crate::text::meter::take();
+        let arr = t.entries[0].1.as_array("x").unwrap();
+        assert_eq!(arr.len(), n);
+        // The last element's column is exact.
+        let last = &arr[n - 1];
+        assert_eq!(
+            (last.line, last.col as usize),
+            (1, text.trim_end().chars().count() - 1)
+        );
+        walked as f64 / n as f64
+    }
+
+    #[test]
+    fn toml_positions_are_linear_on_one_long_line() {
+        for first in ["1", "\"é\""] {
+            let small = walked_per_element(1_000, first);
+            let large = walked_per_element(1_000_000, first);
+            assert!(
+                large < 2.0 * small && large < 200.0,
+                "{first}: per-element work grows: {small} -> {large}"
+            );
+        }
+    }
+
+    #[test]
+    fn recursion_limit_errors_point_at_the_nesting() {
+        let key = format!("a{}", ".a".repeat(100));
+        let e = parse_document(&format!("x = 1\n# {key} = 1\ns = \"{key}\"\n  {key} = 1\n"))
+            .unwrap_err();
+        assert_eq!(
+            e.location,
+            crate::Location::Text {
+                file: None,
+                line: 4,
+                col: 3
+            },
+            "{e}"
+        );
+        assert!(e.message.contains("recursion"), "{e}");
+        let e =
+            parse_document(&format!("x = {}{}\n", "[".repeat(100), "]".repeat(100))).unwrap_err();
+        match e.location {
+            crate::Location::Text { line: 1, col, .. } => assert!(col > 80, "{e}"),
+            _ => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn a_huge_number_is_not_echoed_whole() {
+        let e = parse_document(&format!("x = {}\n", "9".repeat(10_000_000))).unwrap_err();
+        let text = e.to_string();
+        assert!(text.len() < 200, "{}", text.len());
+        assert!(text.contains("(10000000 characters)"), "{text}");
+    }
+
+    #[test]
+    fn known_keys_report_a_typo_before_a_missing_key() {
+        let t = parse_document("base = 0\nsise = 4\n").unwrap();
+        let mut f = Fields::new(&t, "[[memory]]", (1, 1));
+        let e = f.known(&["base", "size", "access"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "<input>:2:1: error: unknown key `sise` in [[memory]]; expected one of: access, \
+             base, size\n  hint: did you mean `size`?"
+        );
+        // Without a declared set, a required key's near miss is still named.
+        let mut f = Fields::new(&t, "[[memory]]", (1, 1));
+        let e = f.require("size").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("<input>:2:1: error: unknown key `sise` in [[memory]]"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("did you mean `size`?"), "{e}");
+        assert_eq!(
+            closest("progam", &["program", "program_hex"]),
+            Some("program")
+        );
+        assert_eq!(closest("x", &["y"]), None);
+        assert_eq!(edit_distance("sise", "size"), 1);
+        assert_eq!(edit_distance("szie", "size"), 1);
     }
 
     #[test]

@@ -38,10 +38,11 @@ use std::collections::BTreeMap;
 use xstore_core::bench::BenchResult;
 use xstore_core::isa::{Example, Isa, ProfileDef};
 use xstore_core::report::{
-    Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
+    Check, Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
 };
 use xstore_core::scenario::{Outcome, Program, Scenario};
-use xstore_core::{Diagnostic, Memory, Transaction, VecTrace};
+use xstore_core::stream::WriteSink;
+use xstore_core::{Diagnostic, Memory, TraceSink, Transaction};
 
 pub use doc::doc_tables;
 pub use exec::lower_stream;
@@ -219,10 +220,10 @@ pub fn prepare(sc: &Scenario) -> Result<Prepared, Diagnostic> {
 }
 
 /// Run a scenario's program against `mem` with any trace sink.
-pub fn execute_scenario(
+pub fn execute_scenario<T: TraceSink>(
     sc: &Scenario,
     mem: &mut Memory,
-    trace: &mut VecTrace,
+    trace: &mut T,
 ) -> Result<Exec, Diagnostic> {
     let Prepared {
         regs: regs0, insts, ..
@@ -306,14 +307,31 @@ impl Isa for Model {
     fn profiles(&self) -> &'static [ProfileDef] {
         tables::PROFILES
     }
+    fn fault_kinds(&self) -> Vec<&'static str> {
+        let mut kinds: Vec<&'static str> = tables::CHECKS.iter().map(|c| c.name).collect();
+        kinds.extend(xstore_core::isa::memory_fault_kinds());
+        kinds
+    }
     fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
         Ok(asm::parse_program(text)?
             .iter()
             .map(|l| l.inst.encode().to_vec())
             .collect())
     }
+    fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
+        for l in asm::parse_program(text)? {
+            emit(&l.inst.encode());
+        }
+        Ok(())
+    }
     fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
         Ok(inst::decode_stream(bytes)?.iter().map(asm::print).collect())
+    }
+    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+        for d in inst::decode_stream(bytes)? {
+            emit(&asm::print(&d));
+        }
+        Ok(())
     }
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         explain::explain(arg)
@@ -321,13 +339,37 @@ impl Isa for Model {
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         validate_stream(bytes)
     }
-    fn execute(
+    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
+        // validate_stream's checks, one instruction at a time; its errors first.
+        let insts = inst::decode_stream(bytes)?;
+        if let Some(i) = insts.iter().position(|d| !matches!(d, Decoded::Mem2d(_))) {
+            let one = &bytes[i * 64..(i + 1) * 64];
+            return validate_stream(one)
+                .map(drop)
+                .map_err(|d| d.offset_by((i * 64) as u64));
+        }
+        let many = insts.len() > 1;
+        for (i, d) in insts.iter().enumerate() {
+            if let Decoded::Mem2d(m) = d {
+                let prefix = if many {
+                    format!("#{i}:")
+                } else {
+                    String::new()
+                };
+                for c in check::checks(m, &prefix) {
+                    emit(&c);
+                }
+            }
+        }
+        Ok(())
+    }
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
-        trace: &mut VecTrace,
+        mut trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
-        execute_scenario(sc, mem, trace)
+        execute_scenario(sc, mem, &mut trace)
     }
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         lint::lint(sc, mem)

@@ -27,7 +27,8 @@ use xstore_core::report::{
     Severity, Validation,
 };
 use xstore_core::scenario::{Outcome, Scenario};
-use xstore_core::{Access, Diagnostic, Memory, Provenance, VecTrace};
+use xstore_core::stream::WriteSink;
+use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 struct Model;
 
@@ -226,17 +227,32 @@ impl Isa for Model {
     fn profiles(&self) -> &'static [ProfileDef] {
         PROFILES
     }
+    fn fault_kinds(&self) -> Vec<&'static str> {
+        tables::FAULTS.iter().map(|f| f.name).collect()
+    }
     fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
         Ok(asm::assemble(text)?
             .iter()
             .map(|s| s.word.to_bytes())
             .collect())
     }
+    fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
+        for s in asm::assemble(text)? {
+            emit(&s.word.to_bytes());
+        }
+        Ok(())
+    }
     fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
         Ok(word::decode_stream(bytes)?
             .iter()
             .map(|(_, w)| w.to_string())
             .collect())
+    }
+    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+        for (_, w) in word::decode_stream(bytes)? {
+            emit(&w.to_string());
+        }
+        Ok(())
     }
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         let bytes = match xstore_core::hex::decode(arg) {
@@ -261,11 +277,11 @@ impl Isa for Model {
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         validate_bytes(bytes)
     }
-    fn execute(
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
-        trace: &mut VecTrace,
+        mut trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
         let m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
@@ -278,7 +294,7 @@ impl Isa for Model {
                 let line = prog.lines[seg.start].unwrap_or(0);
                 return Err(unsupported_tload().at(line, 1).in_file(&sc.file));
             }
-            match exec::run_block(&m, ws, mem, &mut scratch, trace) {
+            match exec::run_block(&m, ws, mem, &mut scratch, &mut trace) {
                 BlockResult::Ok => exec.executed += 1,
                 BlockResult::NoOp => {
                     exec.executed += 1;

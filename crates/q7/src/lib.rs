@@ -24,7 +24,8 @@ use xstore_core::bench::BenchResult;
 use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
 use xstore_core::report::{Exec, Explanation, FaultReport, Finding, Validation};
 use xstore_core::scenario::{Outcome, Scenario};
-use xstore_core::{Access, Diagnostic, Memory, Provenance, VecTrace};
+use xstore_core::stream::WriteSink;
+use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 pub use docs::doc_tables;
 
@@ -71,6 +72,11 @@ impl Isa for Model {
     }
     fn profiles(&self) -> &'static [ProfileDef] {
         PROFILES
+    }
+    fn fault_kinds(&self) -> Vec<&'static str> {
+        let mut kinds = xstore_core::isa::memory_fault_kinds();
+        kinds.push(lint::DISCONTINUITY);
+        kinds
     }
 
     fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
@@ -150,6 +156,13 @@ impl Isa for Model {
             .collect())
     }
 
+    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+        for (_, d) in codec::decode_all(bytes)? {
+            emit(&d.text());
+        }
+        Ok(())
+    }
+
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         let t = arg.trim();
         if let Some(e) = explain::mnemonic(t) {
@@ -176,17 +189,17 @@ impl Isa for Model {
         explain::validate(bytes)
     }
 
-    fn execute(
+    fn execute_into(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
-        trace: &mut VecTrace,
+        mut trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
         let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
         let opts = scen::options(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
         let mut m = m0.clone();
-        let (executed, fault) = m.run(&prog, &opts, mem, trace);
+        let (executed, fault) = m.run(&prog, &opts, mem, &mut trace);
         let mut warnings = Vec::new();
         if fault.is_none() {
             for (i, u) in m.u.iter().enumerate() {

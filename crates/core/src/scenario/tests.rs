@@ -105,7 +105,8 @@ fn every_common_key_is_read() {
         e.fault,
         Some(ExpectFault {
             kind: Some("DataPage".into()),
-            address: Some(0x1000)
+            address: Some(0x1000),
+            at: (37, 18),
         })
     );
     assert_eq!(e.memory[0].addr, 0x300);
@@ -276,4 +277,59 @@ fn errors_name_the_key_and_its_position() {
             "\n input: {text:?}\n want: {want}\n  got: {got}"
         );
     }
+}
+
+#[test]
+fn a_misspelt_required_key_is_reported_as_unknown_before_anything_is_missing() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "isa = \"q7\"\nprogam = \"IVP_ZALIGN u0\"\n",
+            "s.toml:2:1: error: unknown key `progam` in the scenario; expected one of: expect, \
+             init, isa, memory, options, profile, program, program_hex, regs\n  \
+             hint: did you mean `program`?",
+        ),
+        (
+            "iza = \"q7\"\nprogram = \"\"\n",
+            "s.toml:1:1: error: unknown key `iza` in the scenario; expected one of: expect, \
+             init, isa, memory, options, profile, program, program_hex, regs, shared, \
+             symbols, tile\n  hint: did you mean `isa`?",
+        ),
+        (
+            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsise = 4096\n",
+            "s.toml:5:1: error: unknown key `sise` in [[memory]]; expected one of: access, \
+             base, fill, name, size\n  hint: did you mean `size`?",
+        ),
+        (
+            "isa = \"pto\"\nprogram = \"\"\n[[init]]\nadr = 0\nhex = \"00\"\n",
+            "s.toml:4:1: error: unknown key `adr` in [[init]]; expected one of: addr, fill, \
+             hex, len\n  hint: did you mean `addr`?",
+        ),
+        (
+            "isa = \"pto\"\nprogram = \"\"\n[[expect.memory]]\naddr = 0\nhx = \"00\"\n",
+            "s.toml:5:1: error: unknown key `hx` in [[expect.memory]]; expected one of: addr, \
+             hex\n  hint: did you mean `hex`?",
+        ),
+        (
+            "isa = \"pto\"\nprogram = \"\"\n[expect]\nfault = { knd = \"DataPage\" }\n",
+            "s.toml:4:11: error: unknown key `knd` in [expect.fault]; expected one of: address, \
+             kind\n  hint: did you mean `kind`?",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(&err(text), want, "\n input: {text:?}");
+    }
+}
+
+#[test]
+fn hex_errors_in_multi_line_strings_point_at_their_line() {
+    let e = err("isa = \"q7\"\nprogram_hex = \"\"\"\n1f03049c\n945e9cz2\n\"\"\"\n");
+    assert!(
+        e.starts_with("s.toml:4:7: error: `program_hex`: `z` is not a hex digit"),
+        "{e}"
+    );
+    let e = err("isa = \"q7\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"0 1\"\n");
+    assert!(
+        e.starts_with("s.toml:5:8: error: `hex`: a hex byte is split"),
+        "{e}"
+    );
 }
