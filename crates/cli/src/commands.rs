@@ -887,6 +887,42 @@ fn bench_row(r: &BenchResult) -> String {
     )
 }
 
+/// `bench scaling`: per-unit time of every input path at 10^3..10^6 units,
+/// each path's line on stderr as it is measured, the table (or JSON) at the
+/// end; a ratio at or above its target is marked `MISSED`.
+fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
+    let rows = crate::scaling::run(&isas(), &crate::scaling::SIZES, quick, &mut |s| {
+        out::err_line(format_args!("bench: {} ratio {:.2}", s.name, s.ratio));
+    });
+    if json {
+        json_doc(&json!({ "scaling": rows }));
+        return Ok(EXIT_OK);
+    }
+    let sizes: Vec<String> = crate::scaling::SIZES
+        .iter()
+        .map(|n| format!("{n:>10}"))
+        .collect();
+    outln!(
+        "{:<16} {:<13} {} {:>7}  (ns per unit)",
+        "path",
+        "unit",
+        sizes.join(" "),
+        "ratio"
+    );
+    for r in &rows {
+        let ns: Vec<String> = r.points.iter().map(|p| format!("{:>10.1}", p.1)).collect();
+        let mark = if r.ratio >= r.target { "  MISSED" } else { "" };
+        outln!(
+            "{:<16} {:<13} {} {:>7.2}{mark}",
+            r.name,
+            r.unit,
+            ns.join(" "),
+            r.ratio
+        );
+    }
+    Ok(EXIT_OK)
+}
+
 /// Whether a case met its target ratio (`None` without a target).
 fn met(r: &BenchResult) -> Option<bool> {
     r.target.map(|t| r.ratio >= t)
@@ -896,9 +932,12 @@ fn met(r: &BenchResult) -> Option<bool> {
 /// JSON) on stdout at the end, a missed target marked `MISSED` (JSON:
 /// `"met": false`).
 fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
+    if what == "scaling" {
+        return bench_scaling(quick, json);
+    }
     let mut results: Vec<BenchResult> = Vec::new();
     let all = what == "all";
-    let known = ["all", "memory", "neuron", "pto", "q7"];
+    let known = ["all", "memory", "neuron", "pto", "q7", "scaling"];
     if !known.contains(&what) {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
             .expected(format!("one of: {}", known.join(", "))));

@@ -3,10 +3,12 @@
 //! people, `--json` for programs). Diagnostics are rendered here and only here,
 //! and everything printed goes through the output layer in [`out`].
 
+#![forbid(unsafe_code)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
 mod out;
+mod scaling;
 
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
@@ -70,7 +72,7 @@ pub enum Cmd {
     },
     /// Performance figures as ratios to an in-process baseline
     Bench {
-        /// memory, neuron, pto, q7 or all
+        /// memory, neuron, pto, q7 or all; or scaling (per-unit time at 10^3..10^6)
         #[arg(default_value = "all")]
         what: String,
         /// Shorter runs (noisier figures)

@@ -9,6 +9,8 @@
 //! is byte-identical to memory before. [`conformance`] checks an
 //! implementation against that rule.
 
+#![forbid(unsafe_code)]
+
 pub mod bench;
 pub mod bits;
 pub mod bytes;

@@ -1,0 +1,220 @@
+//! `xstore bench scaling`: time per unit of work for every input path at
+//! sizes 10^3 to 10^6, and the ratio of the largest per-unit time to the
+//! smallest. Linear work gives a ratio near 1; the target is below 2.
+
+use serde::Serialize;
+use std::time::{Duration, Instant};
+use xstore_core::isa::{run_scenario_with, Isa};
+use xstore_core::scenario::Scenario;
+use xstore_core::stream::WriteSink;
+use xstore_core::{hex, Fault};
+
+/// One path measured at every size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scaling {
+    /// `hex.decode`, `neuron.asm`, `q7.run`, ...
+    pub name: String,
+    /// What one unit is.
+    pub unit: &'static str,
+    /// (units, nanoseconds per unit), smallest size first.
+    pub points: Vec<(usize, f64)>,
+    /// Largest per-unit time over the smallest.
+    pub ratio: f64,
+    /// The ratio the path must stay below.
+    pub target: f64,
+}
+
+/// The sizes, in units.
+pub const SIZES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
+
+/// Best-of-`rounds` nanoseconds per unit of `work(n)`, repeated until each
+/// round lasts `min`.
+fn per_unit(n: usize, quick: bool, work: &mut dyn FnMut(usize)) -> f64 {
+    let (rounds, min) = if quick {
+        (1, Duration::from_millis(1))
+    } else {
+        (3, Duration::from_millis(200))
+    };
+    work(n); // warm-up
+    let mut best = f64::INFINITY;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let mut calls = 0u32;
+        while calls == 0 || start.elapsed() < min {
+            work(n);
+            calls += 1;
+        }
+        let ns = start.elapsed().as_nanos() as f64 / (calls as f64 * n as f64);
+        best = best.min(ns);
+    }
+    best
+}
+
+fn measure(
+    name: &str,
+    unit: &'static str,
+    sizes: &[usize],
+    quick: bool,
+    mut work: impl FnMut(usize),
+) -> Scaling {
+    let points: Vec<(usize, f64)> = sizes
+        .iter()
+        .map(|&n| (n, per_unit(n, quick, &mut work)))
+        .collect();
+    let max = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    Scaling {
+        name: name.to_string(),
+        unit,
+        points,
+        ratio: if min > 0.0 { max / min } else { 0.0 },
+        target: 2.0,
+    }
+}
+
+/// Counts what a run writes, keeping nothing.
+struct Count(usize);
+
+impl WriteSink for Count {
+    fn write(&mut self, _addr: u64, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+    fn fault(&mut self, _fault: &Fault) {}
+}
+
+/// One instruction of each ISA's `asm` and `run` cases, the scenario text
+/// around `n` of them, and what one instruction is called.
+struct Program {
+    line: fn(usize) -> String,
+    /// The scenario's tables (after the program).
+    tables: &'static str,
+}
+
+fn program(isa: &str) -> Program {
+    match isa {
+        "neuron" => Program {
+            line: |i| {
+                format!(
+                    "tensor_store.u8 [{:#x}], num_elem=(4,1), imm=(1,2,3,4)",
+                    (i % 0x10000) * 4
+                )
+            },
+            tables: "",
+        },
+        "pto" => Program {
+            line: |_| "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP".into(),
+            tables: "[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 64\n\n[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 64\nvalid_rows = 2\nvalid_cols = 64\n",
+        },
+        _ => Program {
+            line: |_| "IVP_SV2NX8_IP v0, a3, 64".into(),
+            tables: "[regs]\na3 = 0x10000\n",
+        },
+    }
+}
+
+fn text_of(p: &Program, n: usize) -> String {
+    let mut s = String::with_capacity(n * 64);
+    for i in 0..n {
+        s.push_str(&(p.line)(i));
+        s.push('\n');
+    }
+    s
+}
+
+fn scenario_of(isa: &str, p: &Program, n: usize) -> String {
+    format!(
+        "isa = \"{isa}\"\nprogram = \"\"\"\n{}\"\"\"\n{}",
+        text_of(p, n),
+        p.tables
+    )
+}
+
+fn load(isa: &dyn Isa, text: &str) -> Scenario {
+    let keys = |name: &str| (name == isa.name()).then(|| isa.scenario_keys());
+    Scenario::parse(text, "scaling.toml", &[isa.name()], &keys).expect("the scaling scenario loads")
+}
+
+/// Every path, at `sizes` (ascending; [`SIZES`] for the bench).
+pub fn run(
+    isas: &[&'static dyn Isa],
+    sizes: &[usize],
+    quick: bool,
+    progress: &mut dyn FnMut(&Scaling),
+) -> Vec<Scaling> {
+    let mut out = Vec::new();
+    let mut push = |s: Scaling| {
+        progress(&s);
+        out.push(s);
+    };
+    let digits = "a5".repeat(*sizes.last().expect("a size"));
+    push(measure("hex.decode", "bytes", sizes, quick, |n| {
+        let b = hex::decode(&digits[..2 * n]).expect("hex");
+        assert_eq!(b.len(), n);
+    }));
+    for &isa in isas {
+        let p = program(isa.name());
+        let texts: Vec<String> = sizes.iter().map(|&n| text_of(&p, n)).collect();
+        let at = |n: usize| sizes.iter().position(|&s| s == n).expect("a size");
+        push(measure(
+            &format!("{}.asm", isa.name()),
+            "instructions",
+            sizes,
+            quick,
+            |n| {
+                let lines = isa
+                    .asm(&texts[at(n)])
+                    .expect("the scaling program assembles");
+                assert!(!lines.is_empty());
+            },
+        ));
+        let scenarios: Vec<String> = sizes
+            .iter()
+            .map(|&n| scenario_of(isa.name(), &p, n))
+            .collect();
+        push(measure(
+            &format!("{}.load", isa.name()),
+            "instructions",
+            sizes,
+            quick,
+            |n| {
+                load(isa, &scenarios[at(n)]);
+            },
+        ));
+        let parsed: Vec<Scenario> = scenarios.iter().map(|t| load(isa, t)).collect();
+        push(measure(
+            &format!("{}.run", isa.name()),
+            "instructions",
+            sizes,
+            quick,
+            |n| {
+                let mut sink = Count(0);
+                let r = run_scenario_with(isa, &parsed[at(n)], 1 << 30, &mut sink)
+                    .expect("the scaling program runs");
+                assert_eq!(r.exec.executed, n, "{:?}", r.exec.fault);
+            },
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_is_measured_at_every_size() {
+        let isas = [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()];
+        let mut seen = Vec::new();
+        let rows = run(&isas, &[10, 100], true, &mut |s| seen.push(s.name.clone()));
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names.len(), 10, "{names:?}");
+        assert_eq!(seen, names);
+        for r in &rows {
+            assert_eq!(r.points.iter().map(|p| p.0).collect::<Vec<_>>(), [10, 100]);
+            assert!(
+                r.points.iter().all(|p| p.1 > 0.0) && r.ratio >= 1.0,
+                "{r:?}"
+            );
+        }
+    }
+}
