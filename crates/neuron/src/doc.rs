@@ -1,13 +1,15 @@
 //! The tabular part of `docs/neuron.md`, generated from the tables so the docs
 //! and the code cannot drift.
 
+use crate::check;
 use crate::lint::LINTS;
 use crate::tables::*;
 use std::fmt::Write as _;
 use xstore_core::docgen::{cell as esc, profiles_table};
+use xstore_core::report::CheckOrigin;
 
-/// Markdown tables: opcodes, fields, dtypes, ADDR8 forms, checks, profiles,
-/// decisions, lint rules.
+/// The generated section of `docs/neuron.md`: markdown tables of the opcodes,
+/// fields, dtypes, ADDR8 forms, checks, profiles, decisions and lint rules.
 pub fn doc_tables() -> String {
     let mut s = String::new();
     s.push_str(
@@ -61,7 +63,15 @@ pub fn doc_tables() -> String {
             d.provenance
         );
     }
-    s.push_str("\nImmediate caps (`mem2d_store_num_elem_check`) are 32 / width: 32 for u8/i8, 16 for u16/i16, 8 for u32/i32/fp32, 4 for u64.\n");
+    let caps: Vec<String> = IMM_WIDTHS
+        .iter()
+        .map(|&(w, names)| format!("{} for {names}", imm_cap(w)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "\nImmediate caps (`mem2d_store_num_elem_check`) are {DATA_BYTES} / width: {}.",
+        caps.join(", ")
+    );
     s.push_str("\n### ADDR8 forms (marker = byte 23 & 0xfc)\n\n| marker | address from | shape from | provenance |\n|---|---|---|---|\n");
     for a in ADDR8_FORMS {
         let _ = writeln!(
@@ -75,19 +85,18 @@ pub fn doc_tables() -> String {
         let _ = writeln!(s, "| +{b:#04x} | {m} |");
     }
     s.push_str("\n### Checks (`validate`, and the executor in this order)\n\n| check | applies to | origin | rule | provenance |\n|---|---|---|---|---|\n");
-    for c in CHECKS {
+    for (c, applies) in check::rows() {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} | {} |",
-            c.name,
-            match c.applies {
-                Applies::Store => "store",
-                Applies::Load => "load",
-                Applies::Both => "both",
+            "| `{}` | {applies} | {} | {} | {} |",
+            c.def.name,
+            if c.def.origin() == CheckOrigin::Spec {
+                "spec"
+            } else {
+                "assumed"
             },
-            if c.spec { "spec" } else { "assumed" },
-            esc(c.body),
-            c.provenance
+            esc(c.rule),
+            c.rule_provenance
         );
     }
     s.push_str("\n### Memory profiles\n\n");
@@ -109,7 +118,7 @@ pub fn doc_tables() -> String {
             "| `{}` | {} | {} |",
             l.name,
             l.severity.as_str(),
-            esc(l.what)
+            esc(l.summary)
         );
     }
     s
