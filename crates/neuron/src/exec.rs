@@ -410,8 +410,9 @@ impl ExecFault {
 }
 
 impl fmt::Display for ExecFault {
+    /// [`ExecFault::message`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind(), self.message())
+        f.write_str(&self.message())
     }
 }
 
