@@ -487,15 +487,14 @@ impl<'a> Cur<'a> {
 
     /// The one source: `imm=(…)`, `reg=(…)` or `src=…, data=…`.
     fn source(&self, m: &mut Mem2d, ops: Operands, hpos: usize) -> Result<(), Diagnostic> {
-        let count = m.count();
         match (ops.imm, ops.reg, ops.src, ops.data) {
-            (Some((items, p)), None, None, None) => {
+            (Some(imm), None, None, None) => {
                 m.datasrc = DataSrc::Immediate.code();
-                self.immediates(m, &items, p, count)
+                self.immediates(m, &imm)
             }
-            (None, Some((items, p)), None, None) => {
+            (None, Some(reg), None, None) => {
                 m.datasrc = DataSrc::Register.code();
-                self.registers(m, &items, p, count)
+                self.registers(m, &reg)
             }
             (None, None, Some((s, _)), Some((d, _))) => {
                 m.datasrc = s;
@@ -520,21 +519,23 @@ impl<'a> Cur<'a> {
         }
     }
 
-    /// `reg=(…)`: one register per element, in element order.
-    fn registers(
-        &self,
-        m: &mut Mem2d,
-        items: &[(&str, usize)],
-        p: usize,
-        count: usize,
-    ) -> Result<(), Diagnostic> {
-        if items.len() != count {
-            return Err(self.range_err(
-                p,
-                format!("{} registers given for {count} elements", items.len()),
-                format!("num_elem[0]*num_elem[1] = {count} registers"),
-            ));
+    /// A list operand gives one `what` per element.
+    fn per_element(&self, (items, p): &Items, count: usize, what: &str) -> Result<(), Diagnostic> {
+        if items.len() == count {
+            return Ok(());
         }
+        Err(self.range_err(
+            *p,
+            format!("{} {what} given for {count} elements", items.len()),
+            format!("num_elem[0]*num_elem[1] = {count} {what}"),
+        ))
+    }
+
+    /// `reg=(…)`: one register per element, in element order.
+    fn registers(&self, m: &mut Mem2d, reg: &Items) -> Result<(), Diagnostic> {
+        let count = m.count();
+        self.per_element(reg, count, "registers")?;
+        let (items, p) = (&reg.0, reg.1);
         if count > MAX_ELEMS {
             return Err(self
                 .range_err(
@@ -557,13 +558,8 @@ impl<'a> Cur<'a> {
     }
 
     /// `imm=(…)`: one immediate per element, packed at the dtype's width.
-    fn immediates(
-        &self,
-        m: &mut Mem2d,
-        items: &[(&str, usize)],
-        p: usize,
-        count: usize,
-    ) -> Result<(), Diagnostic> {
+    fn immediates(&self, m: &mut Mem2d, imm: &Items) -> Result<(), Diagnostic> {
+        let (count, (items, p)) = (m.count(), (&imm.0, imm.1));
         let Some(d) = tables::dtype(m.dtype).filter(|d| d.in_set) else {
             return Err(self
                 .range_err(
@@ -574,13 +570,7 @@ impl<'a> Cur<'a> {
                 .hint("write the data field raw: src=imm, data=0x…"));
         };
         let w = d.width.expect("set dtypes have a width");
-        if items.len() != count {
-            return Err(self.range_err(
-                p,
-                format!("{} immediates given for {count} elements", items.len()),
-                format!("num_elem[0]*num_elem[1] = {count} immediates"),
-            ));
-        }
+        self.per_element(imm, count, "immediates")?;
         let cap = tables::imm_cap(w);
         if count > cap {
             return Err(self
