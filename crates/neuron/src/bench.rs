@@ -3,7 +3,7 @@
 use crate::check;
 use crate::exec::Machine;
 use crate::inst::{decode_one, Instruction, Mem2d};
-use crate::tables::{DataSrc, Dir, Op, DTYPES, INST_LEN, PROFILES};
+use crate::tables::{DataSrc, Dir, Op, DTYPES, INST_LEN, MAX_ELEMS, PROFILES};
 use std::hint::black_box;
 use xstore_core::bench::{compare, BenchResult, XorShift};
 use xstore_core::{Memory, NoTrace};
@@ -74,7 +74,7 @@ pub(crate) fn decode_validate(quick: bool) -> BenchResult {
     )
 }
 
-/// `neuron.execute_imm_u8`: executed 32-element u8 immediate TensorStores into
+/// `neuron.execute_imm_u8`: executed 32-element (`MAX_ELEMS`) u8 immediate TensorStores into
 /// SBUF, against writing the same bytes element by element into a flat buffer.
 pub(crate) fn execute_imm_u8(quick: bool) -> BenchResult {
     const N: usize = 1024;
@@ -86,8 +86,8 @@ pub(crate) fn execute_imm_u8(quick: bool) -> BenchResult {
             let mut m = Mem2d::blank(Op::TensorStore);
             m.dtype = u8_code;
             m.datasrc = DataSrc::Immediate.code();
-            m.num_elem = [32, 1];
-            m.step_elem = [1, 32];
+            m.num_elem = [MAX_ELEMS as u8, 1];
+            m.step_elem = [1, MAX_ELEMS as i32];
             m.addr_raw = (rng.next_u64() % SPAN) & !63;
             for (i, b) in m.data.iter_mut().enumerate() {
                 *b = (i + k) as u8;
