@@ -490,11 +490,20 @@ fn num_elem(i: &Mem2d) -> Verdict {
 fn any_slot_has(data: &[u8; DATA_BYTES], n: usize, bits: u8) -> bool {
     let lo = u128::from_le_bytes(data[..16].try_into().expect("16 bytes"));
     let hi = u128::from_le_bytes(data[16..].try_into().expect("16 bytes"));
-    // The low k bytes of a word (k = 0..=16).
-    let keep = |k: usize| u128::MAX.checked_shr(128 - 8 * k as u32).unwrap_or(0);
     let splat = u128::from_le_bytes([bits; 16]);
-    ((lo & keep(n.min(16))) | (hi & keep(n.clamp(16, 32) - 16))) & splat != 0
+    ((lo & KEEP[n.min(16)]) | (hi & KEEP[n.clamp(16, 32) - 16])) & splat != 0
 }
+
+/// `KEEP[k]`: the low k bytes of a 128-bit word.
+const KEEP: [u128; 17] = {
+    let mut t = [0u128; 17];
+    let mut k = 1;
+    while k <= 16 {
+        t[k] = u128::MAX >> (128 - 8 * k);
+        k += 1;
+    }
+    t
+};
 
 /// The first of the first `n` slots with one of `bits` set.
 #[cold]
@@ -725,6 +734,20 @@ mod tests {
             names[2..4],
             ["has_tensor_store_opcode", "has_tensor_load_opcode"]
         );
+    }
+
+    #[test]
+    fn the_slot_test_sees_exactly_the_first_n_slots() {
+        for n in 0..=DATA_BYTES {
+            for slot in 0..DATA_BYTES {
+                for (bits, v) in [(1u8, 3u8), (NOT_A_REGISTER, 64), (NOT_A_REGISTER, 255)] {
+                    let mut data = [0u8; DATA_BYTES];
+                    data[slot] = v;
+                    assert_eq!(any_slot_has(&data, n, bits), slot < n, "n {n} slot {slot}");
+                    assert!(!any_slot_has(&data, n, !v & bits));
+                }
+            }
+        }
     }
 
     #[test]
