@@ -53,6 +53,8 @@ pub struct Mem2d {
     pub data: [u8; DATA_BYTES],
 }
 
+const _: () = assert!(std::mem::size_of::<Mem2d>() == INST_LEN);
+
 /// The start address as the instruction holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddrForm {
