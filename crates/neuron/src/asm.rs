@@ -1,5 +1,7 @@
 //! Assembly syntax: the parser (text → instructions) and the printer
-//! (instruction → canonical text). The grammar is in `docs/neuron.md`.
+//! (instruction → canonical text). The grammar is in `docs/neuron.md`,
+//! "Assembly syntax"; numbers follow the one number rule of
+//! [`xstore_core::num`].
 //!
 //! ```text
 //! tensor_store.u16 [0x1000], num_elem=(4,2), step_elem=(1,8), imm=(1,2,3,4,5,6,7,8)
@@ -7,21 +9,25 @@
 //! pseudo_tensor_store.u8 [var=3, offset=0x10], num_elem=(2,1), imm=(1,2)
 //! ```
 
-use crate::inst::{AddrForm, Decoded, Mem2d};
-use crate::tables::{self, OpKind, IMM_ADDR_BITS, WORD_LEN};
+use crate::inst::{AddrForm, Instruction, Mem2d, NotModelled};
+use crate::tables::{
+    self, DataSrc, DtypeDef, OpcodeDef, DATA_BYTES, IMM_ADDR_MAX, INST_LEN, MAX_ELEMS, NUM_REGS,
+    WORD_LEN,
+};
 use std::fmt::Write as _;
+use xstore_core::num::{digit_groups, parse_int, INT_EXPECTED};
 use xstore_core::{hex, Diagnostic};
 
 /// One assembled line: its instruction and the 1-based line number.
 #[derive(Debug, Clone, Copy)]
-pub struct Line {
-    pub inst: Decoded,
-    pub line: u32,
+pub(crate) struct Line {
+    pub(crate) inst: Instruction,
+    pub(crate) line: u32,
 }
 
 /// Assemble a whole text: one instruction per non-blank line. `#` and `;`
 /// start a comment that runs to the end of the line.
-pub fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
+pub(crate) fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i as u32 + 1;
@@ -41,6 +47,37 @@ pub fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
     Ok(out)
 }
 
+/// The operand names, in the order of the grammar (for messages).
+const OPERANDS: [&str; 11] = [
+    "num_elem",
+    "step_elem",
+    "imm",
+    "reg",
+    "src",
+    "data",
+    "wait",
+    "update",
+    "sem",
+    "word_len",
+    "debug",
+];
+
+/// A list operand as written: its items with their positions, and where it
+/// starts.
+type Items<'a> = (Vec<(&'a str, usize)>, usize);
+
+/// The operands of one instruction as written, before the source is chosen.
+#[derive(Default)]
+struct Operands<'a> {
+    seen: Vec<&'a str>,
+    num_elem: bool,
+    step: Option<[i32; 2]>,
+    imm: Option<Items<'a>>,
+    reg: Option<Items<'a>>,
+    src: Option<(u8, usize)>,
+    data: Option<([u8; DATA_BYTES], usize)>,
+}
+
 struct Cur<'a> {
     s: &'a str,
     pos: usize,
@@ -49,6 +86,21 @@ struct Cur<'a> {
 
 fn is_delim(ch: char) -> bool {
     ch.is_whitespace() || matches!(ch, ',' | '(' | ')' | '[' | ']' | '=')
+}
+
+/// An immediate that does not parse: the message and the allowed form.
+struct BadImm {
+    message: String,
+    expected: String,
+}
+
+impl BadImm {
+    fn new(message: String, expected: impl Into<String>) -> BadImm {
+        BadImm {
+            message,
+            expected: expected.into(),
+        }
+    }
 }
 
 impl<'a> Cur<'a> {
@@ -132,6 +184,12 @@ impl<'a> Cur<'a> {
             self.expect(',', &format!("or `)` in {what}"))?;
         }
     }
+    /// A tuple operand with where it starts.
+    fn items(&mut self, what: &str) -> Result<Items<'a>, Diagnostic> {
+        self.ws();
+        let p = self.pos;
+        Ok((self.tuple(what)?, p))
+    }
     fn pair<T>(
         &mut self,
         key: &str,
@@ -155,6 +213,10 @@ impl<'a> Cur<'a> {
             f(self, items[1].0, items[1].1)?,
         ])
     }
+    /// `(a,b)` of two bytes.
+    fn byte_pair(&mut self, key: &str) -> Result<[u8; 2], Diagnostic> {
+        self.pair(key, |c, t, p| c.byte(t, p, key))
+    }
 
     fn int(&self, tok: &str, pos: usize) -> Result<(i128, bool), Diagnostic> {
         parse_int(tok).ok_or_else(|| {
@@ -162,7 +224,7 @@ impl<'a> Cur<'a> {
                 .expected(INT_EXPECTED)
         })
     }
-    /// An unsigned integer in 0..=max (decimal or hex).
+    /// An unsigned integer in 0..=max.
     fn uint(&self, tok: &str, pos: usize, max: u64, what: &str) -> Result<u64, Diagnostic> {
         let (v, _) = self.int(tok, pos)?;
         if v < 0 || v > max as i128 {
@@ -174,8 +236,32 @@ impl<'a> Cur<'a> {
         }
         Ok(v as u64)
     }
+    fn byte(&self, tok: &str, pos: usize, what: &str) -> Result<u8, Diagnostic> {
+        self.uint(tok, pos, u8::MAX as u64, what).map(|v| v as u8)
+    }
+    /// A word of exactly `N` bytes of hex; `given` says how many were given.
+    fn hex_bytes<const N: usize>(
+        &mut self,
+        what: &str,
+        given: fn(usize) -> String,
+    ) -> Result<([u8; N], usize), Diagnostic> {
+        let (t, p) = self.word(what)?;
+        let b = hex::decode(t).map_err(|_| {
+            self.err(p, format!("`{t}` is not hex"))
+                .expected(format!("{} hex digits", 2 * N))
+        })?;
+        let len = b.len();
+        let b: [u8; N] = b.try_into().map_err(|_| {
+            self.range_err(
+                p,
+                given(len),
+                format!("exactly {N} bytes ({} hex digits)", 2 * N),
+            )
+        })?;
+        Ok((b, p))
+    }
 
-    fn statement(&mut self) -> Result<Decoded, Diagnostic> {
+    fn statement(&mut self) -> Result<Instruction, Diagnostic> {
         let (head, hpos) = self.word("a mnemonic")?;
         let (mn, suffix, spos) = match head.split_once('.') {
             Some((m, s)) => (m, s, hpos + m.len() + 1),
@@ -186,65 +272,60 @@ impl<'a> Cur<'a> {
             }
         };
         let Some(def) = tables::OPCODES.iter().find(|o| o.mnemonic == mn) else {
-            return Err(self.err(hpos, format!("unknown mnemonic `{mn}`")).expected(
-                tables::OPCODES
-                    .iter()
-                    .map(|o| o.mnemonic)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ));
+            let all: Vec<&str> = tables::OPCODES.iter().map(|o| o.mnemonic).collect();
+            return Err(self
+                .err(hpos, format!("unknown mnemonic `{mn}`"))
+                .expected(all.join(", ")));
         };
-        if def.kind == OpKind::NotModelled {
-            if suffix != "not_modelled" {
-                return Err(self
-                    .err(
-                        spos,
-                        format!("`{mn}` ({:#04x} {}) is not modelled", def.code, def.name),
-                    )
-                    .expected(format!("{mn}.not_modelled 0x<64 bytes of hex>")));
-            }
-            let (tok, tpos) = self.word("64 bytes of hex")?;
-            let bytes = hex::decode(tok).map_err(|_| {
-                self.err(tpos, format!("`{tok}` is not hex"))
-                    .expected("128 hex digits")
-            })?;
-            let bytes: [u8; 64] = bytes.try_into().map_err(|b: Vec<u8>| {
-                self.range_err(
-                    tpos,
-                    format!("{} bytes given", b.len()),
-                    "exactly 64 bytes (128 hex digits)",
+        let Some(op) = def.op else {
+            return self.not_modelled(def, suffix, spos);
+        };
+        let dtype = parse_dtype(suffix).ok_or_else(|| {
+            let all: Vec<&str> = tables::DTYPES.iter().map(|d| d.suffix).collect();
+            self.err(spos, format!("unknown dtype `{suffix}`"))
+                .expected(format!("{} or a byte 0x10..0xff", all.join(", ")))
+        })?;
+        let mut m = Mem2d::blank(op);
+        m.dtype = dtype;
+        self.expect('[', "to open the start address")?;
+        m.addr_raw = self.address(op.is_pseudo())?;
+        self.expect(']', "to close the start address")?;
+        self.operands(&mut m, hpos)?;
+        Ok(Instruction::Mem2d(m))
+    }
+
+    /// `mnemonic.not_modelled 0x<64 bytes>` of an opcode of the 0xa5..0xa9 block.
+    fn not_modelled(
+        &mut self,
+        def: &OpcodeDef,
+        suffix: &str,
+        spos: usize,
+    ) -> Result<Instruction, Diagnostic> {
+        let mn = def.mnemonic;
+        if suffix != "not_modelled" {
+            return Err(self
+                .err(
+                    spos,
+                    format!("`{mn}` ({:#04x} {}) is not modelled", def.code, def.name),
                 )
-            })?;
-            if bytes[0] != def.code {
-                return Err(self.range_err(
+                .expected(format!("{mn}.not_modelled 0x<64 bytes of hex>")));
+        }
+        let (bytes, tpos) =
+            self.hex_bytes::<INST_LEN>("64 bytes of hex", |n| format!("{n} bytes given"))?;
+        let raw = NotModelled::new(bytes)
+            .filter(|n| n.def().code == def.code)
+            .ok_or_else(|| {
+                self.range_err(
                     tpos,
                     format!(
                         "the bytes start with opcode {:#04x}, not {:#04x}",
                         bytes[0], def.code
                     ),
                     format!("first byte {:#04x}", def.code),
-                ));
-            }
-            self.end()?;
-            return Ok(Decoded::NotModelled { def, bytes });
-        }
-        let dtype = parse_dtype(suffix).ok_or_else(|| {
-            self.err(spos, format!("unknown dtype `{suffix}`"))
-                .expected(format!(
-                    "{} or a byte 0x10..0xff",
-                    tables::DTYPES
-                        .iter()
-                        .map(|d| d.suffix)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-        })?;
-        let mut m = Mem2d::blank(def.code);
-        m.dtype = dtype;
-        let pseudo = matches!(def.kind, OpKind::PseudoStore | OpKind::PseudoLoad);
-        self.address(&mut m, pseudo)?;
-        self.operands(&mut m, hpos)?;
-        Ok(Decoded::Mem2d(m))
+                )
+            })?;
+        self.end()?;
+        Ok(Instruction::NotModelled(raw))
     }
 
     fn end(&mut self) -> Result<(), Diagnostic> {
@@ -254,249 +335,231 @@ impl<'a> Cur<'a> {
         }
     }
 
-    fn address(&mut self, m: &mut Mem2d, pseudo: bool) -> Result<(), Diagnostic> {
-        self.expect('[', "to open the start address")?;
+    /// What stands between `[` and `]`: bytes 16..24 as a little-endian u64.
+    fn address(&mut self, pseudo: bool) -> Result<u64, Diagnostic> {
         let (tok, pos) = self.word("an address")?;
-        match tok {
-            "var" => {
-                if !pseudo {
-                    return Err(self
-                        .err(
-                            pos,
-                            "`var=` is only for pseudo_tensor_store / pseudo_tensor_load",
-                        )
-                        .expected("[ADDRESS] or [addr8=RAW]"));
-                }
-                self.expect('=', "after `var`")?;
-                let (t, p) = self.word("a var_id")?;
-                let id = self.uint(t, p, u32::MAX as u64, "var_id")?;
-                let mut off = 0;
-                if self.eat(',') {
-                    let (k, kp) = self.word("`offset`")?;
-                    if k != "offset" {
-                        return Err(self.err(kp, format!("expected `offset`, found `{k}`")));
-                    }
-                    self.expect('=', "after `offset`")?;
-                    let (t, p) = self.word("a var_offset")?;
-                    off = self.uint(t, p, u32::MAX as u64, "var_offset")?;
-                }
-                m.addr_raw = id | off << 32;
-            }
-            "addr8" => {
-                if pseudo {
-                    return Err(self
-                        .err(pos, "a pseudo instruction takes `[var=ID, offset=OFF]`")
-                        .expected("[var=ID] or [var=ID, offset=OFF]"));
-                }
+        match (tok, pseudo) {
+            ("var", true) => Ok(self.var_address()?.raw()),
+            ("var", false) => Err(self
+                .err(
+                    pos,
+                    "`var=` is only for pseudo_tensor_store / pseudo_tensor_load",
+                )
+                .expected("[ADDRESS] or [addr8=RAW]")),
+            (_, true) => Err(self
+                .err(pos, "a pseudo instruction takes `[var=ID, offset=OFF]`")
+                .expected("[var=ID] or [var=ID, offset=OFF]")),
+            ("addr8", false) => {
                 self.expect('=', "after `addr8`")?;
                 let (t, p) = self.word("a raw 64-bit ADDR8")?;
-                m.addr_raw = self.uint(t, p, u64::MAX, "ADDR8")?;
+                self.uint(t, p, u64::MAX, "ADDR8")
             }
-            _ => {
-                if pseudo {
-                    return Err(self
-                        .err(pos, "a pseudo instruction takes `[var=ID, offset=OFF]`")
-                        .expected("[var=ID] or [var=ID, offset=OFF]"));
-                }
-                let max = (1u64 << IMM_ADDR_BITS) - 1;
-                let (v, _) = self.int(tok, pos)?;
-                if v < 0 || v > max as i128 {
-                    return Err(self
-                        .range_err(
-                            pos,
-                            format!("immediate address {tok} does not fit the 58-bit ADDR8 immediate form"),
-                            format!("0..={max:#x}"),
-                        )
-                        .hint("other ADDR8 forms are written [addr8=0x<16 hex digits>]"));
-                }
-                m.addr_raw = v as u64;
-            }
+            (_, false) => Ok(self.imm_address(tok, pos)?.raw()),
         }
-        self.expect(']', "to close the start address")
+    }
+
+    /// `var=ID[, offset=OFF]` (after `var`).
+    fn var_address(&mut self) -> Result<AddrForm, Diagnostic> {
+        self.expect('=', "after `var`")?;
+        let (t, p) = self.word("a var_id")?;
+        let var_id = self.uint(t, p, u32::MAX as u64, "var_id")? as u32;
+        let mut var_offset = 0;
+        if self.eat(',') {
+            let (k, kp) = self.word("`offset`")?;
+            if k != "offset" {
+                return Err(self.err(kp, format!("expected `offset`, found `{k}`")));
+            }
+            self.expect('=', "after `offset`")?;
+            let (t, p) = self.word("a var_offset")?;
+            var_offset = self.uint(t, p, u32::MAX as u64, "var_offset")? as u32;
+        }
+        Ok(AddrForm::Var { var_id, var_offset })
+    }
+
+    /// An immediate address.
+    fn imm_address(&mut self, tok: &str, pos: usize) -> Result<AddrForm, Diagnostic> {
+        let max = IMM_ADDR_MAX;
+        let (v, _) = self.int(tok, pos)?;
+        if v < 0 || v > max as i128 {
+            return Err(self
+                .range_err(
+                    pos,
+                    format!(
+                        "immediate address {tok} does not fit the {}-bit ADDR8 immediate form",
+                        tables::IMM_ADDR_BITS
+                    ),
+                    format!("0..={max:#x}"),
+                )
+                .hint("other ADDR8 forms are written [addr8=0x<16 hex digits>]"));
+        }
+        Ok(AddrForm::Imm(v as u64))
     }
 
     fn operands(&mut self, m: &mut Mem2d, hpos: usize) -> Result<(), Diagnostic> {
-        const KEYS: &str = "num_elem, step_elem, imm, reg, src, data, wait, update, sem, \
-                            word_len, debug";
-        let mut seen: Vec<&str> = Vec::new();
-        let mut step = None;
-        let mut imm: Option<(Vec<(&str, usize)>, usize)> = None;
-        let mut reg: Option<(Vec<(&str, usize)>, usize)> = None;
-        let mut src: Option<(u8, usize)> = None;
-        let mut data: Option<([u8; 32], usize)> = None;
-        let mut have_num = false;
+        let mut ops = Operands::default();
         while self.peek().is_some() {
             self.expect(',', "between operands")?;
             let (key, kpos) = self.word("an operand name")?;
-            if seen.contains(&key) {
+            if ops.seen.contains(&key) {
                 return Err(self.err(kpos, format!("`{key}` is given twice")));
             }
             self.expect('=', &format!("after `{key}`"))?;
-            match key {
-                "num_elem" => {
-                    m.num_elem = self.pair(key, |c, t, p| {
-                        c.uint(t, p, 255, "num_elem").map(|v| v as u8)
-                    })?;
-                    have_num = true;
-                }
-                "step_elem" => {
-                    step = Some(self.pair(key, |c, t, p| {
-                        let (v, hex) = c.int(t, p)?;
-                        let ok = if hex {
-                            (0..=u32::MAX as i128).contains(&v)
-                        } else {
-                            (i32::MIN as i128..=i32::MAX as i128).contains(&v)
-                        };
-                        if !ok {
-                            return Err(c.range_err(
-                                p,
-                                format!("step_elem {t} is out of range"),
-                                "an i32 (-2147483648..=2147483647, or hex bits up to 0xffffffff)",
-                            ));
-                        }
-                        Ok(v as u32 as i32)
-                    })?);
-                }
-                "imm" => {
-                    self.ws();
-                    let p = self.pos;
-                    imm = Some((self.tuple("`imm`")?, p));
-                }
-                "reg" => {
-                    self.ws();
-                    let p = self.pos;
-                    reg = Some((self.tuple("`reg`")?, p));
-                }
-                "src" => {
-                    let (t, p) = self.word("reg, imm or a byte")?;
-                    let v = match t {
-                        "reg" => 0,
-                        "imm" => 1,
-                        _ => self.uint(t, p, 255, "src_datasrc")? as u8,
-                    };
-                    src = Some((v, kpos));
-                }
-                "data" => {
-                    let (t, p) = self.word("32 bytes of hex")?;
-                    let b = hex::decode(t).map_err(|_| {
-                        self.err(p, format!("`{t}` is not hex"))
-                            .expected("64 hex digits")
-                    })?;
-                    let b: [u8; 32] = b.try_into().map_err(|b: Vec<u8>| {
-                        self.range_err(
-                            p,
-                            format!("data has {} bytes", b.len()),
-                            "exactly 32 bytes (64 hex digits)",
-                        )
-                    })?;
-                    data = Some((b, kpos));
-                }
-                "wait" => {
-                    [m.wait_mode, m.wait_idx] =
-                        self.pair(key, |c, t, p| c.uint(t, p, 255, "wait").map(|v| v as u8))?;
-                }
-                "update" => {
-                    [m.update_mode, m.update_idx] =
-                        self.pair(key, |c, t, p| c.uint(t, p, 255, "update").map(|v| v as u8))?;
-                }
-                "debug" => {
-                    [m.debug_cmd, m.debug_hint] =
-                        self.pair(key, |c, t, p| c.uint(t, p, 255, "debug").map(|v| v as u8))?;
-                }
-                "sem" => {
-                    let (t, p) = self.word("a semaphore value")?;
-                    m.sem_value = self.uint(t, p, u32::MAX as u64, "sem")? as u32;
-                }
-                "word_len" => {
-                    let (t, p) = self.word("a word length")?;
-                    m.word_len = self.uint(t, p, 255, "word_len")? as u8;
-                }
-                _ => {
-                    return Err(self
-                        .err(kpos, format!("unknown operand `{key}`"))
-                        .expected(KEYS))
-                }
-            }
-            seen.push(key);
+            self.operand(key, kpos, m, &mut ops)?;
+            ops.seen.push(key);
         }
-        if !have_num {
+        if !ops.num_elem {
             return Err(self
                 .err(hpos, "missing `num_elem=(n0,n1)`")
                 .expected("num_elem=(inner,outer)"));
         }
-        m.step_elem = step.unwrap_or([1, m.num_elem[0] as i32]);
-        let count = m.count();
-        match (imm, reg, src, data) {
-            (Some((items, p)), None, None, None) => {
-                m.datasrc = 1;
-                self.immediates(m, &items, p, count)?;
+        m.step_elem = ops.step.unwrap_or([1, m.num_elem[0] as i32]);
+        self.source(m, ops, hpos)
+    }
+
+    /// One operand `key=…` (after the `=`).
+    fn operand(
+        &mut self,
+        key: &'a str,
+        kpos: usize,
+        m: &mut Mem2d,
+        ops: &mut Operands<'a>,
+    ) -> Result<(), Diagnostic> {
+        match key {
+            "num_elem" => {
+                m.num_elem = self.byte_pair(key)?;
+                ops.num_elem = true;
             }
-            (None, Some((items, p)), None, None) => {
-                m.datasrc = 0;
-                if items.len() != count {
-                    return Err(self.range_err(
-                        p,
-                        format!("{} registers given for {count} elements", items.len()),
-                        format!("num_elem[0]*num_elem[1] = {count} registers"),
-                    ));
-                }
-                if count > 32 {
-                    return Err(self
-                        .range_err(
-                            p,
-                            format!("{count} registers do not fit 32 slots"),
-                            "at most 32",
-                        )
-                        .hint("write the slots raw: src=reg, data=0x…"));
-                }
-                for (k, (t, tp)) in items.iter().enumerate() {
-                    m.data[k] = parse_reg(t).ok_or_else(|| {
-                        self.range_err(
-                            *tp,
-                            format!("`{t}` is not a register"),
-                            "r0..r255 (r0..r63 exist)",
-                        )
-                    })?;
-                }
+            "step_elem" => ops.step = Some(self.pair(key, Self::stride)?),
+            "imm" => ops.imm = Some(self.items("`imm`")?),
+            "reg" => ops.reg = Some(self.items("`reg`")?),
+            "src" => {
+                let (t, p) = self.word("reg, imm or a byte")?;
+                let v = match t {
+                    "reg" => DataSrc::Register.code(),
+                    "imm" => DataSrc::Immediate.code(),
+                    _ => self.byte(t, p, "src_datasrc")?,
+                };
+                ops.src = Some((v, kpos));
             }
-            (None, None, Some((s, _)), Some((d, _))) => {
-                m.datasrc = s;
-                m.data = d;
+            "data" => {
+                let (b, _) = self.hex_bytes::<DATA_BYTES>("32 bytes of hex", |n| {
+                    format!("data has {n} bytes")
+                })?;
+                ops.data = Some((b, kpos));
             }
-            (None, None, None, Some((_, p))) => {
+            "wait" => [m.wait_mode, m.wait_idx] = self.byte_pair(key)?,
+            "update" => [m.update_mode, m.update_idx] = self.byte_pair(key)?,
+            "debug" => [m.debug_cmd, m.debug_hint] = self.byte_pair(key)?,
+            "sem" => {
+                let (t, p) = self.word("a semaphore value")?;
+                m.sem_value = self.uint(t, p, u32::MAX as u64, "sem")? as u32;
+            }
+            "word_len" => {
+                let (t, p) = self.word("a word length")?;
+                m.word_len = self.byte(t, p, "word_len")?;
+            }
+            _ => {
                 return Err(self
-                    .err(p, "`data=` needs `src=`")
-                    .expected("src=reg, src=imm or src=<byte>"))
-            }
-            (None, None, Some((_, p)), None) => {
-                return Err(self
-                    .err(p, "`src=` needs `data=`")
-                    .expected("data=0x<64 hex digits>"))
-            }
-            (None, None, None, None) => {
-                return Err(self
-                    .err(
-                        hpos,
-                        "missing source: give imm=(…), reg=(…) or src=…, data=…",
-                    )
-                    .expected("exactly one source"))
-            }
-            (_, _, _, _) => {
-                return Err(self
-                    .err(hpos, "give only one of imm=(…), reg=(…) and src=…, data=…")
-                    .expected("exactly one source"))
+                    .err(kpos, format!("unknown operand `{key}`"))
+                    .expected(OPERANDS.join(", ")))
             }
         }
         Ok(())
     }
 
-    fn immediates(
-        &self,
-        m: &mut Mem2d,
-        items: &[(&str, usize)],
-        p: usize,
-        count: usize,
-    ) -> Result<(), Diagnostic> {
+    /// A step: an i32 in decimal, or its bits in hex, octal or binary.
+    fn stride(&self, t: &str, p: usize) -> Result<i32, Diagnostic> {
+        let (v, bits) = self.int(t, p)?;
+        let ok = if bits {
+            (0..=u32::MAX as i128).contains(&v)
+        } else {
+            (i32::MIN as i128..=i32::MAX as i128).contains(&v)
+        };
+        if !ok {
+            return Err(self.range_err(
+                p,
+                format!("step_elem {t} is out of range"),
+                "an i32 (-2147483648..=2147483647, or hex bits up to 0xffffffff)",
+            ));
+        }
+        Ok(v as u32 as i32)
+    }
+
+    /// The one source: `imm=(…)`, `reg=(…)` or `src=…, data=…`.
+    fn source(&self, m: &mut Mem2d, ops: Operands, hpos: usize) -> Result<(), Diagnostic> {
+        match (ops.imm, ops.reg, ops.src, ops.data) {
+            (Some(imm), None, None, None) => {
+                m.datasrc = DataSrc::Immediate.code();
+                self.immediates(m, &imm)
+            }
+            (None, Some(reg), None, None) => {
+                m.datasrc = DataSrc::Register.code();
+                self.registers(m, &reg)
+            }
+            (None, None, Some((s, _)), Some((d, _))) => {
+                m.datasrc = s;
+                m.data = d;
+                Ok(())
+            }
+            (None, None, None, Some((_, p))) => Err(self
+                .err(p, "`data=` needs `src=`")
+                .expected("src=reg, src=imm or src=<byte>")),
+            (None, None, Some((_, p)), None) => Err(self
+                .err(p, "`src=` needs `data=`")
+                .expected("data=0x<64 hex digits>")),
+            (None, None, None, None) => Err(self
+                .err(
+                    hpos,
+                    "missing source: give imm=(…), reg=(…) or src=…, data=…",
+                )
+                .expected("exactly one source")),
+            _ => Err(self
+                .err(hpos, "give only one of imm=(…), reg=(…) and src=…, data=…")
+                .expected("exactly one source")),
+        }
+    }
+
+    /// A list operand gives one `what` per element.
+    fn per_element(&self, (items, p): &Items, count: usize, what: &str) -> Result<(), Diagnostic> {
+        if items.len() == count {
+            return Ok(());
+        }
+        Err(self.range_err(
+            *p,
+            format!("{} {what} given for {count} elements", items.len()),
+            format!("num_elem[0]*num_elem[1] = {count} {what}"),
+        ))
+    }
+
+    /// `reg=(…)`: one register per element, in element order.
+    fn registers(&self, m: &mut Mem2d, reg: &Items) -> Result<(), Diagnostic> {
+        let count = m.count();
+        self.per_element(reg, count, "registers")?;
+        let (items, p) = (&reg.0, reg.1);
+        if count > MAX_ELEMS {
+            return Err(self
+                .range_err(
+                    p,
+                    format!("{count} registers do not fit {MAX_ELEMS} slots"),
+                    format!("at most {MAX_ELEMS}"),
+                )
+                .hint("write the slots raw: src=reg, data=0x…"));
+        }
+        for (k, (t, tp)) in items.iter().enumerate() {
+            m.data[k] = parse_reg(t).ok_or_else(|| {
+                self.range_err(
+                    *tp,
+                    format!("`{t}` is not a register"),
+                    format!("r0..r255 (r0..r{} exist)", NUM_REGS - 1),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `imm=(…)`: one immediate per element, packed at the dtype's width.
+    fn immediates(&self, m: &mut Mem2d, imm: &Items) -> Result<(), Diagnostic> {
+        let (count, (items, p)) = (m.count(), (&imm.0, imm.1));
         let Some(d) = tables::dtype(m.dtype).filter(|d| d.in_set) else {
             return Err(self
                 .range_err(
@@ -506,44 +569,37 @@ impl<'a> Cur<'a> {
                 )
                 .hint("write the data field raw: src=imm, data=0x…"));
         };
-        let w = d.width.expect("set dtypes have a width") as usize;
-        if items.len() != count {
-            return Err(self.range_err(
-                p,
-                format!("{} immediates given for {count} elements", items.len()),
-                format!("num_elem[0]*num_elem[1] = {count} immediates"),
-            ));
-        }
-        if count * w > 32 {
+        let w = d.width.expect("set dtypes have a width");
+        self.per_element(imm, count, "immediates")?;
+        let cap = tables::imm_cap(w);
+        if count > cap {
             return Err(self
                 .range_err(
                     p,
                     format!(
-                        "{count} {} immediates take {} bytes; data holds 32",
+                        "{count} {} immediates take {} bytes; data holds {DATA_BYTES}",
                         d.suffix,
-                        count * w
+                        count * w as usize
                     ),
-                    format!("at most {} {} immediates", 32 / w, d.suffix),
+                    format!("at most {cap} {} immediates", d.suffix),
                 )
                 .hint("write the data field raw: src=imm, data=0x…"));
         }
+        let w = w as usize;
         for (k, (t, tp)) in items.iter().enumerate() {
-            let bits = parse_imm(d, t).map_err(|e| self.range_err(*tp, e.0, e.1))?;
+            let bits = parse_imm(d, t).map_err(|e| self.range_err(*tp, e.message, e.expected))?;
             m.data[k * w..k * w + w].copy_from_slice(&bits.to_le_bytes()[..w]);
         }
         Ok(())
     }
 }
 
-use xstore_core::num::digit_groups;
-pub use xstore_core::num::{parse_int, INT_EXPECTED};
-
 /// An f32 literal by the number rule (docs/neuron.md, "Numbers"): the syntax
 /// of a TOML float (a decimal integer part, then a fraction, an exponent or
 /// both; or `inf` / `nan`, either signed), or a decimal integer of
 /// [`parse_int`]. `None` when the text is neither. The value is rounded once,
 /// to f32.
-pub fn parse_f32(tok: &str) -> Option<f32> {
+pub(crate) fn parse_f32(tok: &str) -> Option<f32> {
     let body = tok.strip_prefix(['+', '-']).unwrap_or(tok);
     if body == "inf" || body == "nan" {
         let v = if body == "inf" {
@@ -573,7 +629,7 @@ pub fn parse_f32(tok: &str) -> Option<f32> {
 
 /// A register name: `r` and a decimal number without a leading zero, r0..r255
 /// (the byte a data slot holds). The same rule reads `[regs]` keys.
-pub fn parse_reg(t: &str) -> Option<u8> {
+pub(crate) fn parse_reg(t: &str) -> Option<u8> {
     let n = t.strip_prefix('r')?;
     if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
     {
@@ -592,60 +648,67 @@ fn parse_dtype(s: &str) -> Option<u8> {
 }
 
 /// An immediate of dtype `d` → its little-endian bits (low `width` bytes used).
-fn parse_imm(d: &tables::DtypeDef, t: &str) -> Result<u64, (String, String)> {
+fn parse_imm(d: &DtypeDef, t: &str) -> Result<u64, BadImm> {
+    if d.float {
+        return parse_f32_imm(t);
+    }
     let w = d.width.expect("set dtype") as u32;
     let bits_max: u128 = (1u128 << (8 * w)) - 1;
-    if d.float {
-        if let Some((v, true)) = parse_int(t) {
-            if v < 0 || v as u128 > bits_max {
-                return Err((
-                    format!("fp32 bits {t} out of range"),
-                    "0..=0xffffffff".into(),
-                ));
-            }
-            return Ok(v as u64);
-        }
-        let f = parse_f32(t).ok_or_else(|| {
-            (
-                format!("`{t}` is not an fp32 value"),
-                "a float (1.5, -2e3, inf, nan) or the bits in 0x hex".to_string(),
-            )
-        })?;
-        if f.is_infinite() && !t.ends_with("inf") {
-            return Err((
-                format!("{t} is outside the fp32 range"),
-                "|x| <= 3.4028235e38".into(),
-            ));
-        }
-        if f.is_nan() {
-            return Ok(0x7fc0_0000);
-        }
-        return Ok(f.to_bits() as u64);
-    }
-    let Some((v, hex)) = parse_int(t) else {
-        return Err((format!("`{t}` is not an integer"), INT_EXPECTED.into()));
+    let Some((v, bits)) = parse_int(t) else {
+        return Err(BadImm::new(
+            format!("`{t}` is not an integer"),
+            INT_EXPECTED,
+        ));
     };
-    let (lo, hi): (i128, i128) = if hex {
-        (0, bits_max as i128)
-    } else if d.signed {
+    let (lo, hi): (i128, i128) = if d.signed && !bits {
         (-(1i128 << (8 * w - 1)), (1i128 << (8 * w - 1)) - 1)
     } else {
         (0, bits_max as i128)
     };
     if v < lo || v > hi {
-        return Err((
+        let expected = if bits {
+            format!("0x0..={bits_max:#x}")
+        } else {
+            format!("{lo}..={hi}")
+        };
+        return Err(BadImm::new(
             format!("immediate {t} does not fit {}", d.suffix),
-            if hex {
-                format!("0x0..={bits_max:#x}")
-            } else {
-                format!("{lo}..={hi}")
-            },
+            expected,
         ));
     }
     Ok((v as u128 & bits_max) as u64)
 }
 
-fn print_imm(d: &tables::DtypeDef, bits: u64, out: &mut String) {
+/// An fp32 immediate: a float, or its bits in hex, octal or binary.
+fn parse_f32_imm(t: &str) -> Result<u64, BadImm> {
+    if let Some((v, true)) = parse_int(t) {
+        if !(0..=u32::MAX as i128).contains(&v) {
+            return Err(BadImm::new(
+                format!("fp32 bits {t} out of range"),
+                "0..=0xffffffff",
+            ));
+        }
+        return Ok(v as u64);
+    }
+    let f = parse_f32(t).ok_or_else(|| {
+        BadImm::new(
+            format!("`{t}` is not an fp32 value"),
+            "a float (1.5, -2e3, inf, nan) or the bits in 0x hex",
+        )
+    })?;
+    if f.is_infinite() && !t.ends_with("inf") {
+        return Err(BadImm::new(
+            format!("{t} is outside the fp32 range"),
+            "|x| <= 3.4028235e38",
+        ));
+    }
+    if f.is_nan() {
+        return Ok(0x7fc0_0000);
+    }
+    Ok(f.to_bits() as u64)
+}
+
+fn print_imm(d: &DtypeDef, bits: u64, out: &mut String) {
     let w = d.width.expect("set dtype") as u32;
     if d.float {
         let f = f32::from_bits(bits as u32);
@@ -663,19 +726,23 @@ fn print_imm(d: &tables::DtypeDef, bits: u64, out: &mut String) {
 }
 
 /// The canonical text of an instruction (defaults omitted).
-pub fn print(inst: &Decoded) -> String {
+pub(crate) fn print(inst: &Instruction) -> String {
     match inst {
-        Decoded::NotModelled { def, bytes } => {
-            format!("{}.not_modelled 0x{}", def.mnemonic, hex::encode(bytes))
+        Instruction::NotModelled(n) => {
+            format!(
+                "{}.not_modelled 0x{}",
+                n.def().mnemonic,
+                hex::encode(n.bytes())
+            )
         }
-        Decoded::Mem2d(m) => print_mem2d(m),
+        Instruction::Mem2d(m) => print_mem2d(m),
     }
 }
 
-fn print_mem2d(m: &Mem2d) -> String {
+/// The canonical text of a TensorStore / TensorLoad / pseudo instruction.
+pub(crate) fn print_mem2d(m: &Mem2d) -> String {
     let mut s = String::with_capacity(96);
-    let def = m.def();
-    s.push_str(def.mnemonic);
+    s.push_str(m.def().mnemonic);
     s.push('.');
     match tables::dtype(m.dtype) {
         Some(d) => s.push_str(d.suffix),
@@ -683,64 +750,80 @@ fn print_mem2d(m: &Mem2d) -> String {
             let _ = write!(s, "{:#04x}", m.dtype);
         }
     }
-    match m.addr_form() {
-        AddrForm::Imm(a) => {
-            let _ = write!(s, " [{a:#x}]");
-        }
-        AddrForm::Other { raw, .. } => {
-            let _ = write!(s, " [addr8={raw:#018x}]");
-        }
-        AddrForm::Var { var_id, var_offset } => {
-            let _ = write!(s, " [var={var_id}");
-            if var_offset != 0 {
-                let _ = write!(s, ", offset={var_offset:#x}");
-            }
-            s.push(']');
-        }
-    }
+    print_address(m, &mut s);
     let [n0, n1] = m.num_elem;
     let _ = write!(s, ", num_elem=({n0},{n1})");
     if m.step_elem != [1, n0 as i32] {
         let _ = write!(s, ", step_elem=({},{})", m.step_elem[0], m.step_elem[1]);
     }
+    print_source(m, &mut s);
+    print_header_and_events(m, &mut s);
+    s
+}
+
+fn print_address(m: &Mem2d, s: &mut String) {
+    let _ = match m.addr_form() {
+        AddrForm::Imm(a) => write!(s, " [{a:#x}]"),
+        AddrForm::Other { raw, .. } => write!(s, " [addr8={raw:#018x}]"),
+        AddrForm::Var {
+            var_id,
+            var_offset: 0,
+        } => write!(s, " [var={var_id}]"),
+        AddrForm::Var { var_id, var_offset } => {
+            write!(s, " [var={var_id}, offset={var_offset:#x}]")
+        }
+    };
+}
+
+/// The immediates the data field holds exactly (every used byte, zeros
+/// after), if the dtype has an immediate syntax.
+fn structured_imm(m: &Mem2d) -> Option<&'static DtypeDef> {
+    if m.datasrc != DataSrc::Immediate.code() {
+        return None;
+    }
+    let d = tables::dtype(m.dtype).filter(|d| d.in_set)?;
+    let used = m.count() * d.width.expect("set dtype") as usize;
+    (used <= DATA_BYTES && m.data[used..].iter().all(|&b| b == 0)).then_some(d)
+}
+
+/// `imm=(…)` or `reg=(…)` when they represent the data field exactly,
+/// otherwise `src=…, data=0x…`.
+fn print_source(m: &Mem2d, s: &mut String) {
     let count = m.count();
-    let imm_dt = tables::dtype(m.dtype).filter(|d| d.in_set);
-    let structured_imm = m.datasrc == 1
-        && imm_dt.is_some_and(|d| {
-            let w = d.width.expect("set dtype") as usize;
-            count * w <= 32 && m.data[count * w..].iter().all(|&b| b == 0)
-        });
-    let structured_reg = m.datasrc == 0 && count <= 32 && m.data[count..].iter().all(|&b| b == 0);
-    if structured_imm {
-        let d = imm_dt.expect("checked");
+    let structured_reg = m.datasrc == DataSrc::Register.code()
+        && count <= MAX_ELEMS
+        && m.data[count..].iter().all(|&b| b == 0);
+    if let Some(d) = structured_imm(m) {
         let w = d.width.expect("set dtype") as usize;
         s.push_str(", imm=(");
         for k in 0..count {
             if k > 0 {
                 s.push(',');
             }
-            print_imm(d, hex::le(&m.data[k * w..k * w + w]), &mut s);
+            print_imm(d, hex::le(&m.data[k * w..k * w + w]), s);
         }
         s.push(')');
     } else if structured_reg {
         s.push_str(", reg=(");
-        for k in 0..count {
+        for (k, r) in m.data[..count].iter().enumerate() {
             if k > 0 {
                 s.push(',');
             }
-            let _ = write!(s, "r{}", m.data[k]);
+            let _ = write!(s, "r{r}");
         }
         s.push(')');
     } else {
-        match m.datasrc {
-            0 => s.push_str(", src=reg"),
-            1 => s.push_str(", src=imm"),
-            v => {
-                let _ = write!(s, ", src={v:#04x}");
-            }
-        }
+        let _ = match m.source() {
+            Some(DataSrc::Register) => write!(s, ", src=reg"),
+            Some(DataSrc::Immediate) => write!(s, ", src=imm"),
+            None => write!(s, ", src={:#04x}", m.datasrc),
+        };
         let _ = write!(s, ", data=0x{}", hex::encode(&m.data));
     }
+}
+
+/// `wait`, `update`, `sem`, `word_len`, `debug`, each only when not the default.
+fn print_header_and_events(m: &Mem2d, s: &mut String) {
     if m.wait_mode != 0 || m.wait_idx != 0 {
         let _ = write!(s, ", wait=({:#04x},{})", m.wait_mode, m.wait_idx);
     }
@@ -756,5 +839,44 @@ fn print_mem2d(m: &Mem2d) -> String {
     if m.debug_cmd != 0 || m.debug_hint != 0 {
         let _ = write!(s, ", debug=({:#04x},{:#04x})", m.debug_cmd, m.debug_hint);
     }
-    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use xstore_core::tomlval::{parse_document, Value};
+
+    /// What TOML makes of `x = <tok>`: an integer, a float, or neither.
+    fn toml_value(tok: &str) -> Option<Value> {
+        let t = parse_document(&format!("x = {tok}\n")).ok()?;
+        Some(t.entries[0].1.value.clone())
+    }
+
+    fn float_token() -> impl Strategy<Value = String> {
+        let atom = prop::sample::select(vec![
+            "0", "1", "5", "9", "_", "-", "+", ".", "e", "E", "inf", "nan", "i", "n", "00",
+        ]);
+        prop::collection::vec(atom, 1..7).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// An f32 immediate is accepted exactly when TOML reads the text as a
+        /// float or an integer; a float has TOML's value, rounded to f32.
+        #[test]
+        fn floats_follow_the_toml_rule(tok in float_token()) {
+            let ours = parse_int(&tok).is_some() || parse_f32(&tok).is_some();
+            let theirs = matches!(toml_value(&tok), Some(Value::Int(_) | Value::Float(_)));
+            prop_assert_eq!(ours, theirs, "{}", tok);
+            if let (Some(f), Some(Value::Float(g))) = (parse_f32(&tok), toml_value(&tok)) {
+                let g = g as f32;
+                prop_assert!(
+                    f == g || (f.is_nan() && g.is_nan()) || f.to_bits().abs_diff(g.to_bits()) <= 1,
+                    "{}: {} vs {}", tok, f, g
+                );
+            }
+        }
+    }
 }

@@ -1,20 +1,25 @@
 //! `explain`: every field of an instruction with its byte range, raw value,
-//! meaning and provenance, read from [`crate::tables`].
+//! meaning and provenance, read from the field rows of [`crate::tables`].
 
 use crate::asm;
 use crate::check;
-use crate::inst::{self, AddrForm, Decoded, Mem2d};
-use crate::tables::{self, FieldDef, FIELDS, PSEUDO_FIELDS};
+use crate::inst::{AddrForm, Instruction, Mem2d, NotModelled};
+use crate::tables::{
+    self, DataSrc, FieldDef, OpcodeDef, DATA_BYTES, FIELDS, F_ADDR, F_DATA, F_DATASRC, F_DEBUG_CMD,
+    F_DEBUG_HINT, F_DTYPE, F_NUM0, F_NUM1, F_OPCODE, F_SEM, F_STEP0, F_STEP1, F_UPDATE_IDX,
+    F_UPDATE_MODE, F_VAR_ID, F_VAR_OFFSET, F_WAIT_IDX, F_WAIT_MODE, F_WORD_LEN, MAX_ELEMS,
+    PSEUDO_FIELDS,
+};
 use xstore_core::report::{ExplainField, Explanation};
 use xstore_core::{hex, Diagnostic, Provenance};
 
-/// Explain hex bytes (N × 64) or, when the argument is not hex, assembly text.
-pub fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
+/// Explain a bare mnemonic (the format), hex bytes (N × 64), or assembly text.
+pub(crate) fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
     if let Some(def) = tables::OPCODES.iter().find(|o| o.mnemonic == arg.trim()) {
         return Ok(vec![explain_format(def)]);
     }
-    let insts: Vec<Decoded> = match hex::decode(arg) {
-        Ok(bytes) => inst::decode_stream(&bytes)?,
+    let insts: Vec<Instruction> = match hex::decode(arg) {
+        Ok(bytes) => crate::inst::decode(&bytes).map_err(crate::decode_diagnostic)?,
         Err(hex_err) => match asm::parse_program(arg) {
             Ok(lines) if !lines.is_empty() => lines.into_iter().map(|l| l.inst).collect(),
             _ => return Err(hex_err.hint("pass the instruction's hex bytes or its assembly text")),
@@ -24,30 +29,19 @@ pub fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
 }
 
 /// A bare mnemonic: the format's fields from the table, no bytes.
-fn explain_format(def: &tables::OpcodeDef) -> Explanation {
-    let pseudo = matches!(
-        def.kind,
-        tables::OpKind::PseudoStore | tables::OpKind::PseudoLoad
-    );
+fn explain_format(def: &OpcodeDef) -> Explanation {
     let mut fields = Vec::new();
-    if def.kind != tables::OpKind::NotModelled {
-        for f in FIELDS {
-            if pseudo && f.name == "start_addr" {
-                fields.extend(
-                    PSEUDO_FIELDS
-                        .iter()
-                        .map(|p| row(p, "-".into(), p.content.into())),
-                );
-                continue;
+    match def.op {
+        Some(op) => {
+            for f in FIELDS {
+                if op.is_pseudo() && *f == F_ADDR {
+                    fields.extend(PSEUDO_FIELDS.iter().map(|p| row(p, "-".into(), p.content)));
+                } else {
+                    fields.push(row(f, "-".into(), f.content));
+                }
             }
-            fields.push(row(f, "-".into(), f.content.into()));
         }
-    } else {
-        fields.push(row(
-            &FIELDS[tables::F_OPCODE],
-            format!("{:#04x}", def.code),
-            def.note.into(),
-        ));
+        None => fields.push(row(&F_OPCODE, format!("{:#04x}", def.code), def.note)),
     }
     Explanation {
         title: format!("{} ({:#04x}): {}", def.name, def.code, def.note),
@@ -57,22 +51,19 @@ fn explain_format(def: &tables::OpcodeDef) -> Explanation {
     }
 }
 
-fn range(f: &FieldDef) -> String {
-    if f.end - f.start == 1 {
-        format!("byte {}", f.start)
-    } else {
-        format!("bytes {}..{}", f.start, f.end)
+fn row(f: &FieldDef, raw: String, meaning: impl Into<String>) -> ExplainField {
+    ExplainField {
+        name: f.name.to_string(),
+        bits: f.range(),
+        raw,
+        meaning: meaning.into(),
+        provenance: f.provenance,
     }
 }
 
-fn row(f: &FieldDef, raw: String, meaning: String) -> ExplainField {
-    ExplainField {
-        name: f.name.to_string(),
-        bits: range(f),
-        raw,
-        meaning,
-        provenance: f.provenance,
-    }
+/// A field's row with its raw value in hex, as many digits as the field has.
+fn hex_row(f: &FieldDef, value: u64, meaning: impl Into<String>) -> ExplainField {
+    row(f, format!("{value:#0w$x}", w = 2 + 2 * f.width()), meaning)
 }
 
 fn wait_meaning(mode: u8) -> String {
@@ -86,264 +77,294 @@ fn wait_meaning(mode: u8) -> String {
 }
 
 /// Explain one decoded instruction.
-pub fn explain_one(d: &Decoded) -> Explanation {
-    let bytes = d.encode();
-    let m = match d {
-        Decoded::NotModelled { def, .. } => {
-            return Explanation {
-                title: format!("{} ({:#04x}): not modelled", def.name, def.code),
-                hex: hex::encode(&bytes),
-                fields: vec![row(
-                    &FIELDS[tables::F_OPCODE],
-                    format!("{:#04x}", def.code),
-                    format!("{}: {}", def.name, def.note),
-                )],
-                notes: vec![
-                    "the 0xa5..0xa9 sequencer opcodes are recognised by name; their operand \
-                     formats are outside this model, the bytes are kept raw"
-                        .to_string(),
-                ],
-            }
-        }
-        Decoded::Mem2d(m) => m,
-    };
+pub(crate) fn explain_one(d: &Instruction) -> Explanation {
+    match d {
+        Instruction::NotModelled(n) => explain_not_modelled(n),
+        Instruction::Mem2d(m) => explain_mem2d(m),
+    }
+}
+
+fn explain_not_modelled(n: &NotModelled) -> Explanation {
+    let def = n.def();
+    Explanation {
+        title: format!("{} ({:#04x}): not modelled", def.name, def.code),
+        hex: hex::encode(n.bytes()),
+        fields: vec![hex_row(
+            &F_OPCODE,
+            def.code as u64,
+            format!("{}: {}", def.name, def.note),
+        )],
+        notes: vec![
+            "the 0xa5..0xa9 sequencer opcodes are recognised by name; their operand formats \
+             are outside this model, the bytes are kept raw"
+                .to_string(),
+        ],
+    }
+}
+
+fn explain_mem2d(m: &Mem2d) -> Explanation {
     let def = m.def();
-    let dt = tables::dtype(m.dtype);
     let mut f = Vec::new();
-    f.push(row(
-        &FIELDS[tables::F_OPCODE],
-        format!("{:#04x}", m.opcode),
+    header_rows(m, &mut f);
+    event_rows(m, &mut f);
+    shape_rows(m, &mut f);
+    address_rows(m, &mut f);
+    step_rows(m, &mut f);
+    data_rows(m, &mut f);
+    let failed: Vec<String> = check::checks(m, "")
+        .into_iter()
+        .filter(|c| c.failed())
+        .map(|c| c.name)
+        .collect();
+    let verdict = if failed.is_empty() {
+        "valid: every check passes".to_string()
+    } else {
+        format!("invalid: {}", failed.join(", "))
+    };
+    Explanation {
+        title: format!("{} ({:#04x})", def.name, def.code),
+        hex: hex::encode(&m.encode()),
+        fields: f,
+        notes: vec![verdict, format!("assembly: {}", asm::print_mem2d(m))],
+    }
+}
+
+/// `header.*`.
+fn header_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
+    let def = m.def();
+    f.push(hex_row(
+        &F_OPCODE,
+        def.code as u64,
         format!("{}: {}", def.name, def.note),
     ));
-    f.push(row(
-        &FIELDS[tables::F_WORD_LEN],
-        format!("{:#04x}", m.word_len),
-        if m.word_len == tables::WORD_LEN {
-            "16 words = 64 bytes".to_string()
-        } else {
-            format!("{} words: has_valid_neuron_header expects 0x10", m.word_len)
-        },
+    let words = if m.word_len == tables::WORD_LEN {
+        format!("{} words = {} bytes", m.word_len, tables::INST_LEN)
+    } else {
+        format!(
+            "{} words: has_valid_neuron_header expects {:#x}",
+            m.word_len,
+            tables::WORD_LEN
+        )
+    };
+    f.push(hex_row(&F_WORD_LEN, m.word_len as u64, words));
+    f.push(hex_row(&F_DEBUG_CMD, m.debug_cmd as u64, "passed through"));
+    f.push(hex_row(
+        &F_DEBUG_HINT,
+        m.debug_hint as u64,
+        "passed through",
     ));
-    f.push(row(
-        &FIELDS[tables::F_DEBUG_CMD],
-        format!("{:#04x}", m.debug_cmd),
-        "passed through".into(),
-    ));
-    f.push(row(
-        &FIELDS[tables::F_DEBUG_HINT],
-        format!("{:#04x}", m.debug_hint),
-        "passed through".into(),
-    ));
-    f.push(row(
-        &FIELDS[tables::F_WAIT_MODE],
-        format!("{:#04x}", m.wait_mode),
+}
+
+/// `events.*`.
+fn event_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
+    f.push(hex_row(
+        &F_WAIT_MODE,
+        m.wait_mode as u64,
         wait_meaning(m.wait_mode),
     ));
-    f.push(row(
-        &FIELDS[tables::F_WAIT_IDX],
-        format!("{:#04x}", m.wait_idx),
+    f.push(hex_row(
+        &F_WAIT_IDX,
+        m.wait_idx as u64,
         format!("semaphore {}", m.wait_idx),
     ));
-    f.push(row(
-        &FIELDS[tables::F_UPDATE_MODE],
-        format!("{:#04x}", m.update_mode),
-        "raw: public encodings conflict, not interpreted".into(),
+    f.push(hex_row(
+        &F_UPDATE_MODE,
+        m.update_mode as u64,
+        "raw: public encodings conflict, not interpreted",
     ));
-    f.push(row(
-        &FIELDS[tables::F_UPDATE_IDX],
-        format!("{:#04x}", m.update_idx),
+    f.push(hex_row(
+        &F_UPDATE_IDX,
+        m.update_idx as u64,
         format!("semaphore {}", m.update_idx),
     ));
-    f.push(row(
-        &FIELDS[tables::F_SEM],
-        format!("{:#010x}", m.sem_value),
-        format!("{}", m.sem_value),
-    ));
-    let mut dt_row = row(
-        &FIELDS[tables::F_DTYPE],
-        format!("{:#04x}", m.dtype),
-        match dt {
-            Some(d) => format!(
-                "{}{}, {}",
-                d.name,
-                d.width.map(|w| format!(", {w} bytes")).unwrap_or_default(),
-                if d.in_set {
-                    "in the TensorStore/TensorLoad set"
-                } else {
-                    "not in the TensorStore/TensorLoad set"
-                }
-            ),
-            None => "no such DTYPE value".to_string(),
-        },
-    );
+    f.push(hex_row(&F_SEM, m.sem_value as u64, m.sem_value.to_string()));
+}
+
+/// `dtype`, `src_datasrc`, `num_elem[*]`.
+fn shape_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
+    let dt = tables::dtype(m.dtype);
+    let meaning = match dt {
+        Some(d) => format!(
+            "{}{}, {}",
+            d.name,
+            d.width.map(|w| format!(", {w} bytes")).unwrap_or_default(),
+            if d.in_set {
+                "in the TensorStore/TensorLoad set"
+            } else {
+                "not in the TensorStore/TensorLoad set"
+            }
+        ),
+        None => "no such DTYPE value".to_string(),
+    };
+    let mut dt_row = hex_row(&F_DTYPE, m.dtype as u64, meaning);
     if let Some(d) = dt {
         dt_row.provenance = d.provenance;
     }
     f.push(dt_row);
-    f.push(row(
-        &FIELDS[tables::F_DATASRC],
-        format!("{:#04x}", m.datasrc),
-        match m.datasrc {
-            0 => "Register".to_string(),
-            1 => "Immediate".to_string(),
-            v => format!("{v}: neither Register (0) nor Immediate (1)"),
-        },
+    let src = match m.source() {
+        Some(s) => s.name().to_string(),
+        None => format!(
+            "{}: neither {} ({}) nor {} ({})",
+            m.datasrc,
+            DataSrc::Register.name(),
+            DataSrc::Register.code(),
+            DataSrc::Immediate.name(),
+            DataSrc::Immediate.code()
+        ),
+    };
+    f.push(hex_row(&F_DATASRC, m.datasrc as u64, src));
+    let [n0, n1] = m.num_elem;
+    f.push(hex_row(&F_NUM0, n0 as u64, format!("{n0} inner")));
+    f.push(hex_row(
+        &F_NUM1,
+        n1 as u64,
+        format!("{n1} outer ({} elements)", m.count()),
     ));
-    f.push(row(
-        &FIELDS[tables::F_NUM0],
-        format!("{:#04x}", m.num_elem[0]),
-        format!("{} inner", m.num_elem[0]),
-    ));
-    f.push(row(
-        &FIELDS[tables::F_NUM1],
-        format!("{:#04x}", m.num_elem[1]),
-        format!("{} outer ({} elements)", m.num_elem[1], m.count()),
-    ));
+}
+
+/// `start_addr`, or `var_id` and `var_offset` for the pseudo forms.
+fn address_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
     match m.addr_form() {
-        AddrForm::Imm(a) => f.push(row(
-            &FIELDS[tables::F_ADDR],
-            format!("{:#018x}", m.addr_raw),
+        AddrForm::Imm(a) => f.push(hex_row(
+            &F_ADDR,
+            m.addr_raw,
             format!("immediate ADDR8 (marker 0x00): address {a:#x}"),
         )),
-        AddrForm::Other { marker, raw } => f.push(row(
-            &FIELDS[tables::F_ADDR],
-            format!("{raw:#018x}"),
+        AddrForm::Other { marker, raw } => f.push(hex_row(
+            &F_ADDR,
+            raw,
             format!(
                 "ADDR8 marker {marker:#04x}: {}; payload layout not public, kept raw",
                 tables::describe_marker(marker)
             ),
         )),
         AddrForm::Var { var_id, var_offset } => {
-            f.push(row(
-                &PSEUDO_FIELDS[0],
-                format!("{var_id:#010x}"),
+            f.push(hex_row(
+                &F_VAR_ID,
+                var_id as u64,
                 format!("variable {var_id}"),
             ));
-            f.push(row(
-                &PSEUDO_FIELDS[1],
-                format!("{var_offset:#010x}"),
+            f.push(hex_row(
+                &F_VAR_OFFSET,
+                var_offset as u64,
                 format!("{var_offset} bytes past the variable's base"),
             ));
         }
     }
-    let w = dt.and_then(|d| d.width).unwrap_or(1) as i64;
-    for (i, fi) in [tables::F_STEP0, tables::F_STEP1].into_iter().enumerate() {
-        let s = m.step_elem[i];
-        f.push(row(
-            &FIELDS[fi],
-            format!("{:#010x}", s as u32),
+}
+
+/// `step_elem[*]`, in elements and in bytes.
+fn step_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
+    let w = tables::any_width(m.dtype).unwrap_or(1) as i64;
+    for (field, s) in [(&F_STEP0, m.step_elem[0]), (&F_STEP1, m.step_elem[1])] {
+        f.push(hex_row(
+            field,
+            s as u32 as u64,
             format!("{s} elements = {} bytes", s as i64 * w),
         ));
     }
-    data_rows(m, &mut f);
-    let v = check::checks(m, "");
-    let failed: Vec<&str> = v
-        .iter()
-        .filter(|c| c.failed())
-        .map(|c| c.name.as_str())
-        .collect();
-    let mut notes = vec![if failed.is_empty() {
-        "valid: every check passes".to_string()
+}
+
+/// The data field: one row per used register slot or immediate, then the
+/// unused bytes; or the whole field raw when it has no reading.
+fn data_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
+    let imm = tables::set_width(m.dtype).filter(|_| m.source() == Some(DataSrc::Immediate));
+    let used = if m.source() == Some(DataSrc::Register) {
+        register_rows(m, f)
+    } else if let Some(w) = imm {
+        immediate_rows(m, w as usize, f)
     } else {
-        format!("invalid: {}", failed.join(", "))
-    }];
-    notes.push(format!("assembly: {}", asm::print(d)));
-    Explanation {
-        title: format!("{} ({:#04x})", def.name, def.code),
-        hex: hex::encode(&bytes),
-        fields: f,
-        notes,
+        let meaning = if m.source().is_none() {
+            format!(
+                "raw: src_datasrc {} has no reading of the data field",
+                m.datasrc
+            )
+        } else {
+            format!("raw: immediates of dtype {:#04x} have no reading", m.dtype)
+        };
+        f.push(row(&F_DATA, hex::encode(&m.data), meaning));
+        return;
+    };
+    if used < DATA_BYTES {
+        let rest = &m.data[used..];
+        let meaning = if rest.iter().all(|&b| b == 0) {
+            "zero"
+        } else {
+            "nonzero bytes outside the used slots (kept; lint unused_data_nonzero)"
+        };
+        f.push(ExplainField {
+            name: format!("{} (unused)", F_DATA.name),
+            bits: format!("bytes {}..{}", F_DATA.start + used, F_DATA.end),
+            raw: hex::encode(rest),
+            meaning: meaning.to_string(),
+            provenance: F_DATA.provenance,
+        });
     }
 }
 
-fn data_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
-    let data_def = &FIELDS[tables::F_DATA];
-    let count = m.count();
+/// Element `k`'s position, for the data rows.
+fn element(m: &Mem2d, k: usize) -> String {
     let n0 = m.num_elem[0].max(1) as usize;
-    let mut used = 0usize;
-    let reg_src = m.datasrc == 0;
-    let imm_w = tables::set_width(m.dtype).map(|w| w as usize);
-    if reg_src {
-        used = count.min(32);
-        for k in 0..used {
-            let r = m.data[k];
-            let pair = if m.dtype == 0x1 {
-                format!(" (pair r{}:r{})", r, r as u16 + 1)
-            } else {
-                String::new()
-            };
-            f.push(ExplainField {
-                name: format!("data.registers[{k}]"),
-                bits: format!("byte {}", 32 + k),
-                raw: format!("{r:#04x}"),
-                meaning: format!("element {k} (i0={}, i1={}): r{r}{pair}", k % n0, k / n0),
-                provenance: data_def.provenance,
-            });
-        }
-    } else if let (1, Some(w)) = (m.datasrc, imm_w) {
-        let d = tables::dtype(m.dtype).expect("set dtype");
-        let n = count.min(32 / w);
-        used = n * w;
-        for k in 0..n {
-            let bits = hex::le(&m.data[k * w..k * w + w]);
-            let mut val = String::new();
-            let line = asm::print(&Decoded::Mem2d(single_imm(m, k)));
-            if let Some(p) = line.find("imm=(") {
-                val = line[p + 5..].split(')').next().unwrap_or("").to_string();
-            }
-            f.push(ExplainField {
-                name: format!("data.{}[{k}]", d.suffix),
-                bits: format!("bytes {}..{}", 32 + k * w, 32 + k * w + w),
-                raw: format!("{bits:#x}"),
-                meaning: format!("element {k} (i0={}, i1={}): {val}", k % n0, k / n0),
-                provenance: if w == 8 {
-                    Provenance::Assumed
-                } else {
-                    data_def.provenance
-                },
-            });
-        }
-    }
-    let readable = reg_src || (m.datasrc == 1 && imm_w.is_some());
-    if !readable {
+    format!("element {k} (i0={}, i1={})", k % n0, k / n0)
+}
+
+/// One row per used register slot; returns the bytes used.
+fn register_rows(m: &Mem2d, f: &mut Vec<ExplainField>) -> usize {
+    let used = m.count().min(MAX_ELEMS);
+    let pairs = tables::set_width(m.dtype) == Some(8);
+    for (k, &r) in m.data[..used].iter().enumerate() {
+        let pair = if pairs {
+            format!(" (pair r{}:r{})", r, r as u16 + 1)
+        } else {
+            String::new()
+        };
         f.push(ExplainField {
-            name: "data".to_string(),
-            bits: "bytes 32..64".to_string(),
-            raw: hex::encode(&m.data),
-            meaning: if m.datasrc > 1 {
-                format!(
-                    "raw: src_datasrc {} has no reading of the data field",
-                    m.datasrc
-                )
-            } else {
-                format!("raw: immediates of dtype {:#04x} have no reading", m.dtype)
-            },
-            provenance: data_def.provenance,
-        });
-        return;
-    }
-    if used < 32 {
-        let rest = &m.data[used..];
-        f.push(ExplainField {
-            name: "data (unused)".to_string(),
-            bits: format!("bytes {}..64", 32 + used),
-            raw: hex::encode(rest),
-            meaning: if rest.iter().all(|&b| b == 0) {
-                "zero".to_string()
-            } else {
-                "nonzero bytes outside the used slots (kept; lint unused_data_nonzero)".to_string()
-            },
-            provenance: data_def.provenance,
+            name: format!("{}.registers[{k}]", F_DATA.name),
+            bits: format!("byte {}", F_DATA.start + k),
+            raw: format!("{r:#04x}"),
+            meaning: format!("{}: r{r}{pair}", element(m, k)),
+            provenance: F_DATA.provenance,
         });
     }
+    used
+}
+
+/// One row per immediate of width `w` that fits; returns the bytes used.
+fn immediate_rows(m: &Mem2d, w: usize, f: &mut Vec<ExplainField>) -> usize {
+    let d = tables::dtype(m.dtype).expect("set dtype");
+    let n = m.count().min(tables::imm_cap(w as u8));
+    for k in 0..n {
+        let bytes = &m.data[k * w..k * w + w];
+        let line = asm::print_mem2d(&single_imm(m, k, w));
+        let val = line
+            .find("imm=(")
+            .map(|p| line[p + 5..].split(')').next().unwrap_or(""))
+            .unwrap_or("");
+        f.push(ExplainField {
+            name: format!("{}.{}[{k}]", F_DATA.name, d.suffix),
+            bits: format!(
+                "bytes {}..{}",
+                F_DATA.start + k * w,
+                F_DATA.start + k * w + w
+            ),
+            raw: format!("{:#x}", hex::le(bytes)),
+            meaning: format!("{}: {val}", element(m, k)),
+            // The layout of u64 immediates is this project's decision.
+            provenance: if w == 8 {
+                Provenance::Assumed
+            } else {
+                F_DATA.provenance
+            },
+        });
+    }
+    n * w
 }
 
 /// A one-element copy of `m` holding element `k`'s immediate, to print it.
-fn single_imm(m: &Mem2d, k: usize) -> Mem2d {
-    let w = tables::set_width(m.dtype).expect("set dtype") as usize;
+fn single_imm(m: &Mem2d, k: usize, w: usize) -> Mem2d {
     let mut one = *m;
     one.num_elem = [1, 1];
-    one.data = [0; 32];
+    one.data = [0; DATA_BYTES];
     one.data[..w].copy_from_slice(&m.data[k * w..k * w + w]);
     one
 }

@@ -1,37 +1,59 @@
-//! The 64-byte MEM_2D instruction: decode and encode. Every field is kept raw,
-//! so decode followed by encode gives back the same 64 bytes for every input the
+//! The 64-byte MEM_2D instruction: decode and encode, both reading the field
+//! rows of [`crate::tables::FIELDS`]. Every field is kept raw, so decode
+//! followed by encode gives back the same 64 bytes for every input the
 //! decoder accepts. Decoding allocates nothing.
 
-use crate::tables::{self, OpKind, FIELDS, F_ADDR, F_DATA, F_STEP0, F_STEP1, INST_LEN};
-use xstore_core::Diagnostic;
+use crate::tables::{
+    self, DataSrc, Dir, Op, OpcodeDef, ADDR8_MARKER_MASK, DATA_BYTES, F_ADDR, F_DATA, F_DATASRC,
+    F_DEBUG_CMD, F_DEBUG_HINT, F_DTYPE, F_NUM0, F_NUM1, F_OPCODE, F_SEM, F_STEP0, F_STEP1,
+    F_UPDATE_IDX, F_UPDATE_MODE, F_VAR_ID, F_VAR_OFFSET, F_WAIT_IDX, F_WAIT_MODE, F_WORD_LEN,
+    IMM_ADDR_MAX, INST_LEN,
+};
+use std::fmt;
+use xstore_core::decode::DecodeError;
 
-/// One decoded TensorStore / TensorLoad / pseudo instruction.
+/// One decoded TensorStore / TensorLoad / pseudo instruction: every field of
+/// [`crate::tables::FIELDS`], raw (any byte value round-trips).
+///
+/// The fields are laid out in the instruction's byte order (`repr(C)`, 64
+/// bytes), so decoding is close to a copy of the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
 pub struct Mem2d {
-    pub opcode: u8,
+    /// `header.opcode`: which of the four modelled opcodes.
+    pub op: Op,
+    /// `header.inst_word_len` (0x10 for this format).
     pub word_len: u8,
+    /// `header.debug_cmd`, passed through.
     pub debug_cmd: u8,
+    /// `header.debug_hint`, passed through.
     pub debug_hint: u8,
+    /// `events.wait_mode`, raw.
     pub wait_mode: u8,
+    /// `events.wait_idx`.
     pub wait_idx: u8,
+    /// `events.update_mode`, raw.
     pub update_mode: u8,
+    /// `events.update_idx`.
     pub update_idx: u8,
+    /// `events.semaphore_value`.
     pub sem_value: u32,
+    /// `dtype`: the DTYPE byte (any value).
     pub dtype: u8,
+    /// `src_datasrc`: the raw byte ([`DataSrc`] names the two defined values).
     pub datasrc: u8,
+    /// `num_elem[0]` (inner) and `num_elem[1]` (outer).
     pub num_elem: [u8; 2],
-    /// Bytes 16..24 as a little-endian u64: the ADDR8, or var_id | var_offset << 32.
+    /// Bytes 16..24 as a little-endian u64: the ADDR8, or, for the pseudo
+    /// forms, `var_id | var_offset << 32` (see [`Mem2d::addr_form`]).
     pub addr_raw: u64,
+    /// `step_elem[0]` and `step_elem[1]`, in elements.
     pub step_elem: [i32; 2],
-    pub data: [u8; 32],
+    /// The data field: register numbers or packed immediates.
+    pub data: [u8; DATA_BYTES],
 }
 
-/// Store or load, after or before lowering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    Store,
-    Load,
-}
+const _: () = assert!(std::mem::size_of::<Mem2d>() == INST_LEN);
 
 /// The start address as the instruction holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,56 +61,123 @@ pub enum AddrForm {
     /// ADDR8 immediate form (marker 0): the 58-bit address.
     Imm(u64),
     /// Another ADDR8 form: the marker (`byte23 & 0xfc`) and the raw u64.
-    Other { marker: u8, raw: u64 },
+    Other {
+        /// `byte23 & 0xfc`.
+        marker: u8,
+        /// The whole ADDR8, little-endian.
+        raw: u64,
+    },
     /// Pseudo forms: the symbolic variable.
-    Var { var_id: u32, var_offset: u32 },
-}
-
-/// What a 64-byte chunk decodes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decoded {
-    Mem2d(Mem2d),
-    /// An opcode of the 0xa5..0xa9 block: recognised by name, kept raw.
-    NotModelled {
-        def: &'static tables::OpcodeDef,
-        bytes: [u8; 64],
+    Var {
+        /// The variable (bytes 16..20).
+        var_id: u32,
+        /// Bytes past the variable's base (bytes 20..24).
+        var_offset: u32,
     },
 }
 
-impl Decoded {
-    pub fn encode(&self) -> [u8; 64] {
+impl AddrForm {
+    /// Bytes 16..24 of an instruction holding this address, as a
+    /// little-endian u64.
+    pub fn raw(self) -> u64 {
         match self {
-            Decoded::Mem2d(m) => m.encode(),
-            Decoded::NotModelled { bytes, .. } => *bytes,
+            AddrForm::Imm(a) => a,
+            AddrForm::Other { raw, .. } => raw,
+            AddrForm::Var { var_id, var_offset } => {
+                let mut b = [0u8; 8];
+                b[sub(F_VAR_ID)].copy_from_slice(&var_id.to_le_bytes());
+                b[sub(F_VAR_OFFSET)].copy_from_slice(&var_offset.to_le_bytes());
+                u64::from_le_bytes(b)
+            }
         }
     }
 }
 
-#[inline]
-fn u32_at(b: &[u8; 64], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+/// The range of a pseudo field inside the bytes of `start_addr`.
+fn sub(f: tables::FieldDef) -> std::ops::Range<usize> {
+    f.start - F_ADDR.start..f.end - F_ADDR.start
+}
+
+/// An opcode of the 0xa5..0xa9 block: recognised by name, its 64 bytes kept
+/// raw (their operand formats are outside the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotModelled {
+    def: &'static OpcodeDef,
+    bytes: [u8; INST_LEN],
+}
+
+impl NotModelled {
+    /// The bytes of an instruction whose opcode is recognised but not
+    /// modelled; `None` for any other opcode.
+    pub fn new(bytes: [u8; INST_LEN]) -> Option<NotModelled> {
+        let def = tables::opcode(bytes[F_OPCODE.start]).filter(|d| d.op.is_none())?;
+        Some(NotModelled { def, bytes })
+    }
+    /// The opcode's row.
+    pub fn def(&self) -> &'static OpcodeDef {
+        self.def
+    }
+    /// The 64 bytes.
+    pub fn bytes(&self) -> &[u8; INST_LEN] {
+        &self.bytes
+    }
+}
+
+/// One decoded 64-byte instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instruction {
+    /// TensorStore, TensorLoad or a pseudo form.
+    Mem2d(Mem2d),
+    /// An opcode of the 0xa5..0xa9 block, kept raw.
+    NotModelled(NotModelled),
+}
+
+impl Instruction {
+    /// The instruction's 64 bytes in memory order.
+    pub fn encode(&self) -> [u8; INST_LEN] {
+        match self {
+            Instruction::Mem2d(m) => m.encode(),
+            Instruction::NotModelled(n) => n.bytes,
+        }
+    }
+}
+
+impl fmt::Display for Instruction {
+    /// The canonical assembly text (docs/neuron.md, "Assembly syntax").
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::asm::print(self))
+    }
+}
+
+impl fmt::Display for Mem2d {
+    /// The canonical assembly text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::asm::print_mem2d(self))
+    }
 }
 
 impl Mem2d {
     /// The opcode's row.
-    pub fn def(&self) -> &'static tables::OpcodeDef {
-        tables::opcode(self.opcode).expect("a Mem2d holds a modelled opcode")
+    pub fn def(&self) -> &'static OpcodeDef {
+        self.op.def()
     }
 
-    /// Store (0xab, 0xcd) or load (0xaa, 0xce); the codes are pinned to the
-    /// opcode table by a test.
+    /// The opcode byte.
+    #[inline]
+    pub fn opcode(&self) -> u8 {
+        self.op.code()
+    }
+
+    /// Store (0xab, 0xcd) or load (0xaa, 0xce).
     #[inline]
     pub fn dir(&self) -> Dir {
-        match self.opcode {
-            0xaa | 0xce => Dir::Load,
-            _ => Dir::Store,
-        }
+        self.op.dir()
     }
 
     /// A pseudo form (0xcd, 0xce).
     #[inline]
     pub fn is_pseudo(&self) -> bool {
-        self.opcode >= 0xcd
+        self.op.is_pseudo()
     }
 
     /// The element count `n0 * n1`.
@@ -97,17 +186,32 @@ impl Mem2d {
         self.num_elem[0] as usize * self.num_elem[1] as usize
     }
 
+    /// The data source `src_datasrc` names, if it names one.
+    #[inline]
+    pub fn source(&self) -> Option<DataSrc> {
+        DataSrc::from_code(self.datasrc)
+    }
+
+    /// Whether the data field holds register numbers: a load always does
+    /// (its destinations), a store when `src_datasrc` is Register.
+    #[inline]
+    pub fn reads_registers(&self) -> bool {
+        self.dir() == Dir::Load || self.datasrc == DataSrc::Register.code()
+    }
+
+    /// The start address: immediate, another ADDR8 form, or a variable.
     #[inline]
     pub fn addr_form(&self) -> AddrForm {
+        let b = self.addr_raw.to_le_bytes();
         if self.is_pseudo() {
             return AddrForm::Var {
-                var_id: self.addr_raw as u32,
-                var_offset: (self.addr_raw >> 32) as u32,
+                var_id: u32::from_le_bytes(b[sub(F_VAR_ID)].try_into().expect("4 bytes")),
+                var_offset: u32::from_le_bytes(b[sub(F_VAR_OFFSET)].try_into().expect("4 bytes")),
             };
         }
-        let marker = (self.addr_raw >> 56) as u8 & 0xfc;
+        let marker = b[F_ADDR.width() - 1] & ADDR8_MARKER_MASK;
         if marker == 0 {
-            AddrForm::Imm(self.addr_raw & ((1u64 << tables::IMM_ADDR_BITS) - 1))
+            AddrForm::Imm(self.addr_raw & IMM_ADDR_MAX)
         } else {
             AddrForm::Other {
                 marker,
@@ -116,62 +220,70 @@ impl Mem2d {
         }
     }
 
-    /// Decode 64 bytes whose opcode is one of the four modelled ones.
+    /// Decode the 64 bytes of a modelled opcode `op`.
     #[inline]
-    pub fn from_bytes(b: &[u8; 64]) -> Mem2d {
+    pub(crate) fn from_bytes(op: Op, b: &[u8; INST_LEN]) -> Mem2d {
+        let [word_len] = F_WORD_LEN.get(b);
+        let [debug_cmd] = F_DEBUG_CMD.get(b);
+        let [debug_hint] = F_DEBUG_HINT.get(b);
+        let [wait_mode] = F_WAIT_MODE.get(b);
+        let [wait_idx] = F_WAIT_IDX.get(b);
+        let [update_mode] = F_UPDATE_MODE.get(b);
+        let [update_idx] = F_UPDATE_IDX.get(b);
+        let [dtype] = F_DTYPE.get(b);
+        let [datasrc] = F_DATASRC.get(b);
+        let [n0] = F_NUM0.get(b);
+        let [n1] = F_NUM1.get(b);
         Mem2d {
-            opcode: b[0],
-            word_len: b[1],
-            debug_cmd: b[2],
-            debug_hint: b[3],
-            wait_mode: b[4],
-            wait_idx: b[5],
-            update_mode: b[6],
-            update_idx: b[7],
-            sem_value: u32_at(b, 8),
-            dtype: b[12],
-            datasrc: b[13],
-            num_elem: [b[14], b[15]],
-            addr_raw: u64::from_le_bytes(
-                b[FIELDS[F_ADDR].start..FIELDS[F_ADDR].end]
-                    .try_into()
-                    .expect("8 bytes"),
-            ),
+            op,
+            word_len,
+            debug_cmd,
+            debug_hint,
+            wait_mode,
+            wait_idx,
+            update_mode,
+            update_idx,
+            sem_value: u32::from_le_bytes(F_SEM.get(b)),
+            dtype,
+            datasrc,
+            num_elem: [n0, n1],
+            addr_raw: u64::from_le_bytes(F_ADDR.get(b)),
             step_elem: [
-                u32_at(b, FIELDS[F_STEP0].start) as i32,
-                u32_at(b, FIELDS[F_STEP1].start) as i32,
+                i32::from_le_bytes(F_STEP0.get(b)),
+                i32::from_le_bytes(F_STEP1.get(b)),
             ],
-            data: b[FIELDS[F_DATA].start..].try_into().expect("32 bytes"),
+            data: F_DATA.get(b),
         }
     }
 
     /// The instruction's 64 bytes in memory order.
-    pub fn encode(&self) -> [u8; 64] {
-        let mut b = [0u8; 64];
-        b[0] = self.opcode;
-        b[1] = self.word_len;
-        b[2] = self.debug_cmd;
-        b[3] = self.debug_hint;
-        b[4] = self.wait_mode;
-        b[5] = self.wait_idx;
-        b[6] = self.update_mode;
-        b[7] = self.update_idx;
-        b[8..12].copy_from_slice(&self.sem_value.to_le_bytes());
-        b[12] = self.dtype;
-        b[13] = self.datasrc;
-        b[14] = self.num_elem[0];
-        b[15] = self.num_elem[1];
-        b[16..24].copy_from_slice(&self.addr_raw.to_le_bytes());
-        b[24..28].copy_from_slice(&self.step_elem[0].to_le_bytes());
-        b[28..32].copy_from_slice(&self.step_elem[1].to_le_bytes());
-        b[32..64].copy_from_slice(&self.data);
+    pub fn encode(&self) -> [u8; INST_LEN] {
+        let mut b = [0u8; INST_LEN];
+        F_OPCODE.put(&mut b, [self.opcode()]);
+        F_WORD_LEN.put(&mut b, [self.word_len]);
+        F_DEBUG_CMD.put(&mut b, [self.debug_cmd]);
+        F_DEBUG_HINT.put(&mut b, [self.debug_hint]);
+        F_WAIT_MODE.put(&mut b, [self.wait_mode]);
+        F_WAIT_IDX.put(&mut b, [self.wait_idx]);
+        F_UPDATE_MODE.put(&mut b, [self.update_mode]);
+        F_UPDATE_IDX.put(&mut b, [self.update_idx]);
+        F_SEM.put(&mut b, self.sem_value.to_le_bytes());
+        F_DTYPE.put(&mut b, [self.dtype]);
+        F_DATASRC.put(&mut b, [self.datasrc]);
+        F_NUM0.put(&mut b, [self.num_elem[0]]);
+        F_NUM1.put(&mut b, [self.num_elem[1]]);
+        F_ADDR.put(&mut b, self.addr_raw.to_le_bytes());
+        F_STEP0.put(&mut b, self.step_elem[0].to_le_bytes());
+        F_STEP1.put(&mut b, self.step_elem[1].to_le_bytes());
+        F_DATA.put(&mut b, self.data);
         b
     }
 
-    /// A blank instruction of `opcode` with the default header (word length 0x10).
-    pub fn blank(opcode: u8) -> Mem2d {
+    /// A blank instruction of `op`: the default header (word length 0x10),
+    /// every other field zero.
+    pub fn blank(op: Op) -> Mem2d {
         Mem2d {
-            opcode,
+            op,
             word_len: tables::WORD_LEN,
             debug_cmd: 0,
             debug_hint: 0,
@@ -185,58 +297,66 @@ impl Mem2d {
             num_elem: [0, 0],
             addr_raw: 0,
             step_elem: [0, 0],
-            data: [0; 32],
+            data: [0; DATA_BYTES],
         }
     }
 }
 
-/// Decode one 64-byte instruction. Errors point at byte 0 (the opcode).
+/// Decode one 64-byte instruction. An unknown opcode is
+/// [`xstore_core::decode::DecodeErrorKind::UnknownEncoding`] at byte 0,
+/// bits 7:0.
 #[inline]
-pub fn decode_one(b: &[u8; 64]) -> Result<Decoded, Diagnostic> {
-    match tables::opcode(b[0]) {
-        Some(def) if def.kind == OpKind::NotModelled => Ok(Decoded::NotModelled { def, bytes: *b }),
-        Some(_) => Ok(Decoded::Mem2d(Mem2d::from_bytes(b))),
-        None => Err(unknown_opcode(b[0])),
+pub fn decode_one(b: &[u8; INST_LEN]) -> Result<Instruction, DecodeError> {
+    let [code] = F_OPCODE.get(b);
+    match tables::opcode(code) {
+        Some(OpcodeDef { op: Some(op), .. }) => Ok(Instruction::Mem2d(Mem2d::from_bytes(*op, b))),
+        Some(def) => Ok(Instruction::NotModelled(NotModelled { def, bytes: *b })),
+        None => Err(unknown_opcode(code)),
     }
 }
 
-fn unknown_opcode(op: u8) -> Diagnostic {
-    Diagnostic::encoding(format!(
-        "opcode {op:#04x} is not an opcode of the sequencer MEM_2D family"
-    ))
-    .at_byte(0, Some((7, 0)))
+fn unknown_opcode(op: u8) -> DecodeError {
+    DecodeError::unknown(
+        F_OPCODE.start as u64,
+        F_OPCODE.bit_range(),
+        format!("opcode {op:#04x} is not an opcode of the sequencer MEM_2D family"),
+    )
     .expected(
         "0xaa TENSOR_LOAD, 0xab TENSOR_STORE, 0xcd/0xce pseudo forms \
          (0xa5..0xa9 are recognised, not modelled)",
     )
 }
 
-/// Check the length of a stream.
-pub fn check_len(bytes: &[u8]) -> Result<(), Diagnostic> {
+/// Check the length of a stream: N × 64 bytes, N >= 1. Otherwise
+/// [`xstore_core::decode::DecodeErrorKind::Truncated`] at the incomplete
+/// instruction.
+fn check_len(bytes: &[u8]) -> Result<(), DecodeError> {
     if bytes.is_empty() || bytes.len() % INST_LEN != 0 {
         let whole = bytes.len() / INST_LEN * INST_LEN;
-        return Err(Diagnostic::encoding(format!(
-            "a stream of {} bytes is not a whole number of 64-byte instructions",
-            bytes.len()
-        ))
-        .at_byte(whole as u64, None)
-        .expected("N × 64 bytes, N >= 1")
-        .hint(format!(
-            "the instruction at byte {whole} has {} of its 64 bytes",
-            bytes.len() - whole
-        )));
+        return Err(DecodeError::truncated(
+            whole as u64,
+            INST_LEN,
+            bytes.len() - whole,
+            format!(
+                "a stream of {} bytes is not a whole number of 64-byte instructions",
+                bytes.len()
+            ),
+        )
+        .expected("N × 64 bytes, N >= 1"));
     }
     Ok(())
 }
 
-/// Decode a stream of N × 64 bytes. Errors carry the offending byte offset.
-pub fn decode_stream(bytes: &[u8]) -> Result<Vec<Decoded>, Diagnostic> {
+/// Decode a stream of N × 64 bytes, N >= 1. Errors carry the offending byte
+/// offset.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Instruction>, DecodeError> {
     check_len(bytes)?;
     bytes
         .chunks_exact(INST_LEN)
         .enumerate()
         .map(|(i, c)| {
-            decode_one(c.try_into().expect("64 bytes")).map_err(|d| d.offset_by((i * 64) as u64))
+            decode_one(c.try_into().expect("64 bytes"))
+                .map_err(|e| e.offset_by((i * INST_LEN) as u64))
         })
         .collect()
 }

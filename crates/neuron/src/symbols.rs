@@ -3,26 +3,26 @@
 //! `--sym ID=ADDR` arguments by one set of rules (docs/neuron.md, "Symbol
 //! tables"):
 //!
-//! - a var_id is a number by the crate's number rule ([`crate::asm::parse_int`])
-//!   in 0..=0xffffffff, written as the key (a TOML key is a string: `"3"`);
+//! - a var_id is a number by the number rule ([`xstore_core::num`]) in
+//!   0..=0xffffffff, written as the key (a TOML key is a string: `"3"`);
 //! - an address is a number in 0..=2^64 - 1 (a TOML integer in a file);
 //! - a var_id given twice, whatever the spelling (`"3"` and `"0x3"`, in one
 //!   file, across `--symbols` and `--sym`, or in two `--sym`), is an error that
 //!   names both places.
 
-use crate::asm::{parse_int, INT_EXPECTED};
 use std::collections::BTreeMap;
+use xstore_core::num::{parse_u64, INT_EXPECTED};
 use xstore_core::tomlval::{parse_document, Fields, Item, Key};
 use xstore_core::Diagnostic;
 
 /// A var_id: a number by the number rule, 0..=0xffffffff.
 pub fn parse_var_id(s: &str) -> Option<u32> {
-    parse_int(s).and_then(|(v, _)| u32::try_from(v).ok())
+    parse_u64(s, u32::MAX as u64).map(|v| v as u32)
 }
 
 /// An address: a number by the number rule, 0..=2^64 - 1.
 pub fn parse_address(s: &str) -> Option<u64> {
-    parse_int(s).and_then(|(v, _)| u64::try_from(v).ok())
+    parse_u64(s, u64::MAX)
 }
 
 /// The table, with where each entry was given.
@@ -42,12 +42,12 @@ struct Entry {
 }
 
 impl SymbolTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// var_id → address, for [`crate::exec::lower_one`] and
-    /// [`crate::exec::lower_stream`].
+    /// var_id → address, for [`crate::lower_stream`].
     pub fn map(&self) -> BTreeMap<u32, u64> {
         self.entries.iter().map(|(&k, e)| (k, e.addr)).collect()
     }

@@ -15,8 +15,17 @@ fn doc_tables_name_every_profile_check_and_dtype() {
     for p in xstore_neuron::tables::PROFILES {
         assert!(t.contains(&format!("`{}`", p.name)));
     }
-    for c in xstore_neuron::tables::CHECKS {
-        assert!(t.contains(&format!("`{}`", c.name)));
+    // Every check a store or a load reports.
+    for text in [
+        "tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)",
+        "tensor_load.u8 [0x0], num_elem=(1,1), reg=(r1)",
+    ] {
+        let v = xstore_neuron::assemble(text).unwrap()[0]
+            .validate()
+            .unwrap();
+        for c in v.checks {
+            assert!(t.contains(&format!("| `{}` |", c.name)), "{}", c.name);
+        }
     }
     for d in xstore_neuron::tables::DTYPES {
         assert!(t.contains(d.name));

@@ -5,10 +5,8 @@ mod common;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use xstore_core::mem::TraceEvent;
-use xstore_core::{Memory, Transaction, VecTrace};
-use xstore_neuron::exec::{step, ExecFault, Machine};
-use xstore_neuron::inst::Mem2d;
-use xstore_neuron::tables::PROFILES;
+use xstore_core::{FaultKind, Memory, VecTrace};
+use xstore_neuron::{ExecFaultKind, Instruction, Machine, Mem2d, Op, PROFILES};
 
 const DTYPES: [u8; 8] = [0x1, 0x2, 0x3, 0x4, 0x5, 0x8, 0x9, 0xa];
 
@@ -122,7 +120,11 @@ fn valid_inst() -> impl Strategy<Value = Mem2d> {
         0u64..0x4000,
     )
         .prop_map(|(load, dt, imm, n0, n1, s0, s1, data, near_end, off)| {
-            let mut m = Mem2d::blank(if load { 0xaa } else { 0xab });
+            let mut m = Mem2d::blank(if load {
+                Op::TensorLoad
+            } else {
+                Op::TensorStore
+            });
             m.dtype = dt;
             m.datasrc = (!load && imm) as u8;
             let w = dtype_bytes(dt) as usize;
@@ -149,12 +151,23 @@ fn valid_inst() -> impl Strategy<Value = Mem2d> {
         })
 }
 
+/// The lowest and the highest byte any element touches.
 fn span(m: &Mem2d) -> (u64, u64) {
-    let (lo, hi) = xstore_neuron::check::rel_span(m, dtype_bytes(m.dtype) as u8).unwrap();
-    (
-        (m.addr_raw as i128 + lo) as u64,
-        (m.addr_raw as i128 + hi) as u64,
-    )
+    let w = dtype_bytes(m.dtype) as i128;
+    let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+    for i1 in 0..m.num_elem[1] as i128 {
+        for i0 in 0..m.num_elem[0] as i128 {
+            let a = m.addr_raw as i128
+                + (i0 * m.step_elem[0] as i128 + i1 * m.step_elem[1] as i128) * w;
+            lo = lo.min(a);
+            hi = hi.max(a + w - 1);
+        }
+    }
+    (lo as u64, hi as u64)
+}
+
+fn unmapped(res: &Result<xstore_neuron::Step, xstore_neuron::ExecFault>) -> bool {
+    matches!(res, Err(f) if f.fault_kind() == ExecFaultKind::Memory(FaultKind::Unmapped))
 }
 
 proptest! {
@@ -162,7 +175,8 @@ proptest! {
 
     #[test]
     fn executor_equals_the_reference_loop(inst in valid_inst(), regs in any::<[u32; 64]>()) {
-        prop_assert_eq!(xstore_neuron::check::first_failure(&inst), None);
+        let v = inst.validate();
+        prop_assert!(v.valid, "{:?}", v.failed);
         let mut mem = Memory::new(PROFILES[0].map());
         let (lo, hi) = span(&inst);
         // Give loads something to read: the pattern on every mapped byte of the span.
@@ -170,11 +184,10 @@ proptest! {
             mem.load(a, &[pattern(a)]).unwrap();
         }
         let before: Vec<Option<u8>> = mem.peek(lo, (hi - lo + 1) as usize);
-        let mut m = Machine { regs };
+        let mut m = Machine::from_regs(regs);
         let mut trace = VecTrace::default();
-        let mut tx = Transaction::new();
-        let res = step(&mut m, &inst, &mut mem, &mut tx, &mut trace);
-        if inst.opcode == 0xab {
+        let res = m.execute(&Instruction::Mem2d(inst), &mut mem, &mut trace);
+        if inst.op == Op::TensorStore {
             match reference_store(&regs, &inst) {
                 Some(writes) => {
                     prop_assert!(res.is_ok(), "{:?}", res);
@@ -192,22 +205,22 @@ proptest! {
                     }
                 }
                 None => {
-                    prop_assert!(matches!(res, Err(ExecFault::Mem(f)) if f.kind.name() == "unmapped"), "{:?}", res);
+                    prop_assert!(unmapped(&res), "{:?}", res);
                     prop_assert_eq!(mem.peek(lo, (hi - lo + 1) as usize), before);
                     let wrote = trace.events.iter().any(|e| matches!(e, TraceEvent::Write { .. }));
                     prop_assert!(!wrote);
                 }
             }
-            prop_assert_eq!(m.regs, regs);
+            prop_assert_eq!(*m.regs(), regs);
         } else {
             match reference_load(&regs, &inst) {
                 Some(want) => {
                     prop_assert!(res.is_ok(), "{:?}", res);
-                    prop_assert_eq!(m.regs, want);
+                    prop_assert_eq!(*m.regs(), want);
                 }
                 None => {
-                    prop_assert!(matches!(res, Err(ExecFault::Mem(f)) if f.kind.name() == "unmapped"), "{:?}", res);
-                    prop_assert_eq!(m.regs, regs, "a faulting load changed registers");
+                    prop_assert!(unmapped(&res), "{:?}", res);
+                    prop_assert_eq!(*m.regs(), regs, "a faulting load changed registers");
                 }
             }
             prop_assert_eq!(mem.peek(lo, (hi - lo + 1) as usize), before);
@@ -236,11 +249,10 @@ proptest! {
         for a in (0x23f_e000..0x240_0000).step_by(97) { mem.load(a, &[pattern(a)]).unwrap(); }
         let probe_at = [0xfffe00u64, 0x23f_e000, inst.addr_raw.saturating_sub(0x2000).min(0x23f_c000)];
         let snap: Vec<_> = probe_at.iter().map(|&a| mem.peek(a, 0x4000)).collect();
-        let mut m = Machine { regs };
-        let mut tx = Transaction::new();
-        let res = step(&mut m, &inst, &mut mem, &mut tx, &mut VecTrace::default());
+        let mut m = Machine::from_regs(regs);
+        let res = m.execute(&Instruction::Mem2d(inst), &mut mem, &mut VecTrace::default());
         if res.is_err() {
-            prop_assert_eq!(m.regs, regs);
+            prop_assert_eq!(*m.regs(), regs);
             for (a, s) in probe_at.iter().zip(&snap) {
                 prop_assert_eq!(&mem.peek(*a, 0x4000), s);
             }
@@ -264,20 +276,13 @@ fn fault_kinds_name_the_rule_or_the_memory_fault() {
     ];
     for (text, kind, addr) in cases {
         let b = common::asm1(text);
-        let inst = match xstore_neuron::inst::decode_one(&b).unwrap() {
-            xstore_neuron::inst::Decoded::Mem2d(m) => m,
-            _ => unreachable!(),
-        };
+        let inst = xstore_neuron::decode_one(&b).unwrap();
+        assert!(matches!(inst, Instruction::Mem2d(_)));
         let mut mem = Memory::new(PROFILES[0].map());
         let mut m = Machine::default();
-        let f = step(
-            &mut m,
-            &inst,
-            &mut mem,
-            &mut Transaction::new(),
-            &mut VecTrace::default(),
-        )
-        .unwrap_err();
+        let f = m
+            .execute(&inst, &mut mem, &mut VecTrace::default())
+            .unwrap_err();
         assert_eq!(f.kind(), kind, "{text}");
         assert_eq!(f.address(), addr, "{text}");
     }

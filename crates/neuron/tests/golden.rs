@@ -4,19 +4,23 @@
 
 mod common;
 use common::asm1;
-use xstore_neuron::check::{self, CheckId, Verdict};
-use xstore_neuron::inst::{decode_one, AddrForm, Decoded, Mem2d};
+use xstore_core::report::Validation;
 use xstore_neuron::tables::{self, FIELDS, PSEUDO_FIELDS};
+use xstore_neuron::{decode_one, AddrForm, Instruction, Mem2d};
 
 fn mem2d(b: &[u8; 64]) -> Mem2d {
     match decode_one(b).unwrap() {
-        Decoded::Mem2d(m) => m,
+        Instruction::Mem2d(m) => m,
         other => panic!("{other:?}"),
     }
 }
 
+fn validate(bytes: &[u8]) -> Validation {
+    xstore_neuron::isa().validate(bytes).unwrap()
+}
+
 fn failed(bytes: &[u8]) -> Vec<String> {
-    xstore_neuron::validate_stream(bytes).unwrap().failed
+    validate(bytes).failed
 }
 
 #[test]
@@ -248,7 +252,7 @@ fn cap_failure_detail_names_field_value_and_cap() {
         "tensor_store.u32 [0x0], num_elem=(9,1), src=imm, data={}",
         "00".repeat(32)
     ));
-    let v = xstore_neuron::validate_stream(&b).unwrap();
+    let v = validate(&b);
     let c = v
         .checks
         .iter()
@@ -274,7 +278,7 @@ fn even_register_rule_over_all_32_slots() {
                 f.contains(&"mem2d_u64_register_check".to_string()),
                 "slot {slot}: {f:?}"
             );
-            let v = xstore_neuron::validate_stream(&b).unwrap();
+            let v = validate(&b);
             let c = v
                 .checks
                 .iter()
@@ -346,7 +350,7 @@ fn header_word_length_and_datasrc_checks() {
     // Events: every value passes, said to be not checkable.
     let mut e = asm1("tensor_store.u8 [0x0], num_elem=(1,1), reg=(r0)");
     e[4..12].copy_from_slice(&[0xff; 8]);
-    let v = xstore_neuron::validate_stream(&e).unwrap();
+    let v = validate(&e);
     assert!(v.valid);
     let c = v
         .checks
@@ -381,8 +385,7 @@ fn shared_constraints_bounds() {
 
 #[test]
 fn store_and_load_report_their_own_predicate_names() {
-    let s = xstore_neuron::validate_stream(&asm1("tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)"))
-        .unwrap();
+    let s = validate(&asm1("tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)"));
     let names: Vec<&str> = s.checks.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,
@@ -399,8 +402,7 @@ fn store_and_load_report_their_own_predicate_names() {
             "register_number_below_64"
         ]
     );
-    let l = xstore_neuron::validate_stream(&asm1("tensor_load.u8 [0x0], num_elem=(1,1), reg=(r1)"))
-        .unwrap();
+    let l = validate(&asm1("tensor_load.u8 [0x0], num_elem=(1,1), reg=(r1)"));
     let names: Vec<&str> = l.checks.iter().map(|c| c.name.as_str()).collect();
     assert!(names.contains(&"has_tensor_load_opcode"));
     assert!(names.contains(&"mem2d_datasrc_zero"));
@@ -420,7 +422,7 @@ fn store_and_load_report_their_own_predicate_names() {
 #[test]
 fn register_numbers_at_or_above_64_fail_the_assumed_check() {
     let b = asm1("tensor_store.u32 [0x0], num_elem=(2,1), reg=(r63,r64)");
-    let v = xstore_neuron::validate_stream(&b).unwrap();
+    let v = validate(&b);
     assert_eq!(v.failed, ["register_number_below_64"]);
     let c = v.checks.iter().find(|c| c.failed()).unwrap();
     assert_eq!(c.detail, "data[1] = r64; allowed r0..r63");
@@ -436,13 +438,13 @@ fn window_rule_static_for_immediates() {
     assert!(failed(&ok).is_empty());
     let cross = asm1("tensor_store.u8 [0xfffffd], num_elem=(4,1), imm=(1,2,3,4)");
     assert_eq!(failed(&cross), ["window_16mib"]);
-    let v = xstore_neuron::validate_stream(&cross).unwrap();
+    let v = validate(&cross);
     let c = v.checks.iter().find(|c| c.name == "window_16mib").unwrap();
     assert!(c.detail.contains("[0xfffffd, 0x1000000]"), "{}", c.detail);
     // Negative strides below address 0: never wraps.
     let neg = asm1("tensor_store.u32 [0x4], num_elem=(3,1), step_elem=(-1,0), imm=(1,2,3)");
     assert_eq!(failed(&neg), ["window_16mib"]);
-    let v = xstore_neuron::validate_stream(&neg).unwrap();
+    let v = validate(&neg);
     let c = v.checks.iter().find(|c| c.name == "window_16mib").unwrap();
     assert!(c.detail.contains("-0x4"), "{}", c.detail);
     // Outer stride jumping a window.
@@ -454,29 +456,11 @@ fn window_rule_static_for_immediates() {
 }
 
 #[test]
-fn check_functions_agree_with_fail_mask() {
-    let b = asm1("tensor_store.u16 [0xffffff], num_elem=(9,1), reg=(r1,r2,r3,r4,r5,r6,r7,r8,r99)");
-    let m = mem2d(&b);
-    let mask = check::fail_mask(&m);
-    assert_eq!(mask, check::fail_mask_slow(&m));
-    for (i, id) in check::ALL.into_iter().enumerate() {
-        let f = matches!(check::run(id, &m), Verdict::Fail(_));
-        assert_eq!(mask >> i & 1 == 1, f, "{:?}", id);
-    }
-    assert!(matches!(
-        check::run(CheckId::StartAddr, &m),
-        Verdict::Fail(_)
-    ));
-    assert!(matches!(check::run(CheckId::Window, &m), Verdict::Fail(_)));
-    assert!(matches!(check::run(CheckId::Reg64, &m), Verdict::Fail(_)));
-}
-
-#[test]
 fn validating_a_stream_prefixes_each_instruction() {
     let mut s = Vec::new();
     s.extend(asm1("tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)"));
     s.extend(asm1("tensor_store.u32 [0x2], num_elem=(1,1), imm=(1)"));
-    let v = xstore_neuron::validate_stream(&s).unwrap();
+    let v = validate(&s);
     assert!(!v.valid);
     assert_eq!(v.failed, ["#1:valid_start_addr"]);
     assert_eq!(v.checks.len(), 20);
@@ -486,7 +470,7 @@ fn validating_a_stream_prefixes_each_instruction() {
 #[test]
 fn pseudo_forms_validate_as_what_they_lower_to() {
     let b = asm1("pseudo_tensor_store.u32 [var=1, offset=3], num_elem=(1,1), imm=(1)");
-    let v = xstore_neuron::validate_stream(&b).unwrap();
+    let v = validate(&b);
     assert!(v.valid, "{:?}", v.failed);
     let c = v
         .checks
@@ -498,8 +482,7 @@ fn pseudo_forms_validate_as_what_they_lower_to() {
         "pseudo_tensor_load.u32 [var=1], num_elem=(9,4), src=reg, data={}",
         "00".repeat(32)
     ));
-    assert!(xstore_neuron::validate_stream(&b)
-        .unwrap()
+    assert!(validate(&b)
         .failed
         .contains(&"mem2d_32_elem_check".to_string()));
 }
@@ -549,18 +532,24 @@ fn addr8_marker_table() {
 
 #[test]
 fn direction_and_pseudo_flags_follow_the_opcode_table() {
-    use tables::OpKind;
-    use xstore_neuron::inst::Dir;
-    for o in tables::OPCODES
+    use xstore_neuron::{Dir, Op};
+    let modelled: Vec<_> = tables::OPCODES
         .iter()
-        .filter(|o| o.kind != OpKind::NotModelled)
-    {
-        let m = Mem2d::blank(o.code);
-        let load = matches!(o.kind, OpKind::Load | OpKind::PseudoLoad);
-        let pseudo = matches!(o.kind, OpKind::PseudoStore | OpKind::PseudoLoad);
-        assert_eq!(m.dir() == Dir::Load, load, "{}", o.name);
-        assert_eq!(m.is_pseudo(), pseudo, "{}", o.name);
-        assert_eq!(m.def().code, o.code);
+        .filter_map(|o| Some((o, o.op?)))
+        .collect();
+    assert_eq!(modelled.len(), Op::ALL.len());
+    for (o, op) in modelled {
+        let m = Mem2d::blank(op);
+        assert_eq!(m.dir() == Dir::Load, o.name.contains("LOAD"), "{}", o.name);
+        assert_eq!(m.is_pseudo(), o.name.starts_with("PSEUDO_"), "{}", o.name);
+        assert_eq!((m.opcode(), m.def()), (o.code, o));
+        assert_eq!(
+            op.lowered().code(),
+            if m.dir() == Dir::Load { 0xaa } else { 0xab }
+        );
+        let mut b = [0u8; 64];
+        b[0] = o.code;
+        assert_eq!(mem2d(&b).op, op);
     }
 }
 

@@ -26,7 +26,11 @@ fn a_scenario_var_id_given_twice_is_an_error_naming_both_keys() {
                 assert!(e.to_string().contains("duplicate key"), "{e}");
                 continue;
             }
-            Ok(sc) => xstore_neuron::parse_symbols(&sc).unwrap_err(),
+            Ok(sc) => {
+                let isa = xstore_neuron::isa();
+                let mem = xstore_core::isa::build_memory(isa, &sc, 1 << 30).unwrap();
+                isa.lint(&sc, &mem).unwrap_err()
+            }
         };
         assert_eq!(text_loc(&e), ("test.toml".into(), 7, 1), "{e}");
         assert_eq!(

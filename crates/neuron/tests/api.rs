@@ -1,0 +1,184 @@
+//! The embedding API: decode errors by kind, registers by name, the machine's
+//! execute and run, the fault type.
+
+use xstore_core::decode::DecodeErrorKind;
+use xstore_core::mem::TraceEvent;
+use xstore_core::report::RegValue;
+use xstore_core::{FaultKind, Memory, VecTrace};
+use xstore_neuron::{
+    assemble, decode, decode_one, ExecFaultKind, Instruction, Machine, Mem2d, Op, PROFILES,
+};
+
+fn one(text: &str) -> Instruction {
+    let v = assemble(text).unwrap();
+    assert_eq!(v.len(), 1);
+    v[0]
+}
+
+#[test]
+fn decode_errors_have_the_taxonomy_kinds() {
+    let good = one("tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)").encode();
+    let mut s = good.to_vec();
+    s.extend_from_slice(&good[..10]);
+    let e = decode(&s).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::Truncated { need: 64, have: 10 });
+    assert_eq!(e.offset, 64);
+    assert!(matches!(
+        decode(&[]).unwrap_err().kind,
+        DecodeErrorKind::Truncated { need: 64, have: 0 }
+    ));
+    let mut bad = good;
+    bad[0] = 0x42;
+    s = [good, bad].concat();
+    let e = decode(&s).unwrap_err();
+    assert_eq!(
+        (e.kind.clone(), e.offset, e.bits),
+        (DecodeErrorKind::UnknownEncoding, 64, Some((7, 0)))
+    );
+    assert!(e.to_string().contains("opcode 0x42"), "{e}");
+    assert_eq!(decode_one(&bad).unwrap_err().offset, 0);
+    // The command line adds how much of the last instruction is there.
+    let d = xstore_neuron::isa().disasm(&good[..10]).unwrap_err();
+    assert_eq!(
+        d.hint.as_deref(),
+        Some("the instruction at byte 0 has 10 of its 64 bytes")
+    );
+}
+
+#[test]
+fn instructions_encode_print_validate_and_explain() {
+    let text = "tensor_load.i16 [0x40], num_elem=(2,1), reg=(r1,r70)";
+    let i = one(text);
+    assert_eq!(i.to_string(), text);
+    assert_eq!(decode_one(&i.encode()).unwrap(), i);
+    let v = i.validate().unwrap();
+    assert_eq!(v.failed, ["register_number_below_64"]);
+    assert_eq!(i.explain().title, "TENSOR_LOAD (0xaa)");
+    let Instruction::Mem2d(m) = i else {
+        panic!("{i:?}")
+    };
+    assert_eq!(m.to_string(), text);
+    assert_eq!((m.op, m.opcode(), m.count()), (Op::TensorLoad, 0xaa, 2));
+    // The 0xa5..0xa9 block has no validator.
+    let mut raw = [0u8; 64];
+    raw[0] = 0xa8;
+    let n = decode_one(&raw).unwrap();
+    let e = n.validate().unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("0xa8 ALU_OP is recognised but not modelled"),
+        "{e}"
+    );
+    assert_eq!(n.explain().title, "ALU_OP (0xa8): not modelled");
+}
+
+#[test]
+fn registers_by_name() {
+    let mut m = Machine::new();
+    let names: Vec<String> = m.reg_names().collect();
+    assert_eq!(names.len(), 64);
+    assert_eq!((names[0].as_str(), names[63].as_str()), ("r0", "r63"));
+    m.set_reg("r7", RegValue::Int(0xffff_ffff)).unwrap();
+    assert_eq!(m.reg("r7"), Some(RegValue::Int(0xffff_ffff)));
+    assert_eq!(m.regs()[7], 0xffff_ffff);
+    assert_eq!(m.reg("r64"), None);
+    assert_eq!(m.reg("r07"), None);
+    let e = m.set_reg("r64", RegValue::Int(1)).unwrap_err();
+    assert!(
+        e.to_string().contains("`r64` is not a sequencer register"),
+        "{e}"
+    );
+    let e = m.set_reg("r1", RegValue::Int(1 << 32)).unwrap_err();
+    assert!(e.to_string().contains("r1 holds 32 bits"), "{e}");
+    assert!(m.set_reg("r1", RegValue::Hex("00".into())).is_err());
+    assert_eq!(m.regs()[1], 0);
+}
+
+#[test]
+fn execute_and_run_against_memory() {
+    let prog = assemble(
+        "tensor_store.u32 [0x100], num_elem=(1,1), reg=(r3)\n\
+         tensor_load.u8 [0x100], num_elem=(2,1), reg=(r4,r5)\n\
+         tensor_store.u32 [0x2400000], num_elem=(1,1), imm=(9)\n\
+         tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)",
+    )
+    .unwrap();
+    let mut mem = Memory::new(PROFILES[0].map());
+    let mut m = Machine::new();
+    m.set_reg("r3", RegValue::Int(0x0102_0304)).unwrap();
+    let mut trace = VecTrace::default();
+    let out = m.run(&prog, &mut mem, &mut trace);
+    assert_eq!(out.executed, 2);
+    let (at, f) = out.fault.unwrap();
+    assert_eq!(at, 2);
+    assert_eq!(f.fault_kind(), ExecFaultKind::Memory(FaultKind::Unmapped));
+    assert_eq!((f.kind(), f.address()), ("unmapped", Some(0x240_0000)));
+    assert_eq!(f.memory_fault().unwrap().addr, 0x240_0000);
+    assert_eq!((m.regs()[4], m.regs()[5]), (0x04, 0x03));
+    let writes: Vec<_> = trace
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Write { addr, bytes } => Some((*addr, bytes.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(writes, [(0x100, vec![4, 3, 2, 1])]);
+    // One instruction at a time: what it moved.
+    let step = m.execute(&prog[1], &mut mem, &mut trace).unwrap();
+    assert_eq!((step.dir, step.elements), (xstore_neuron::Dir::Load, 2));
+}
+
+#[test]
+fn faults_display_their_kind_and_message_and_are_errors() {
+    let mut mem = Memory::new(PROFILES[0].map());
+    let mut m = Machine::new();
+    let mut t = VecTrace::default();
+    let mut run = |i: &Instruction| m.execute(i, &mut mem, &mut t).unwrap_err();
+    let f = run(&one("tensor_store.u16 [0x3], num_elem=(1,1), imm=(1)"));
+    assert_eq!(
+        f.to_string(),
+        "valid_start_addr: start_addr = 0x3 is not a multiple of 2; allowed a \
+         multiple of sizeof(dtype) = 2"
+    );
+    let ExecFaultKind::Check(def) = f.fault_kind() else {
+        panic!("{f:?}")
+    };
+    assert_eq!(def.name, "valid_start_addr");
+    let e: Box<dyn std::error::Error> = Box::new(f);
+    assert!(e.to_string().starts_with("valid_start_addr: "));
+    assert_eq!(
+        run(&one("tensor_store.u8 [0x2400000], num_elem=(1,1), imm=(1)")).to_string(),
+        "address 0x2400000 is not mapped"
+    );
+    let f = run(&one(
+        "pseudo_tensor_store.u8 [var=1], num_elem=(1,1), imm=(1)",
+    ));
+    assert_eq!(f.fault_kind(), ExecFaultKind::UnloweredPseudo);
+    assert_eq!(f.kind(), "unlowered_pseudo");
+    let f = run(&one(
+        "tensor_store.u8 [addr8=0x4000000000000010], num_elem=(1,1), imm=(1)",
+    ));
+    assert_eq!(f.kind(), "unsupported_addr8");
+    assert!(f.message().contains("marker 0x40"), "{}", f.message());
+    let mut raw = [0u8; 64];
+    raw[0] = 0xa7;
+    let f = run(&decode_one(&raw).unwrap());
+    assert_eq!(
+        (f.kind(), f.message().as_str()),
+        ("not_modelled", "opcode 0xa7 MOVE is not modelled")
+    );
+    // Nothing was written.
+    assert!(t
+        .events
+        .iter()
+        .all(|e| !matches!(e, TraceEvent::Write { .. })));
+}
+
+#[test]
+fn a_blank_instruction_is_the_default_header() {
+    let m = Mem2d::blank(Op::PseudoTensorLoad);
+    let b = m.encode();
+    assert_eq!((b[0], b[1]), (0xce, 0x10));
+    assert!(b[2..].iter().all(|&x| x == 0));
+}
