@@ -12,15 +12,19 @@ fn the_generated_doc_section_matches_the_tables() {
 fn the_tables_name_every_rule_fault_and_format() {
     let t = xstore_pto::doc_tables();
     for r in xstore_pto::tables::RULES {
-        assert!(t.contains(&r.rule.check_name()), "{}", r.name);
+        assert!(t.contains(&r.rule.check_name()), "{}", r.name());
     }
     for f in xstore_pto::tables::FAULTS {
-        assert!(t.contains(&format!("| {} | {} |", f.name, f.code)));
+        let code = f.code.map_or("-".to_string(), |c| c.to_string());
+        assert!(t.contains(&format!("| {} | {code} |", f.name)));
     }
     for f in xstore_pto::tables::FORMATS {
         assert!(
-            t.contains(&format!("`{:#010x}`", f.matches))
-                || t.contains(&format!("`{:#06x}`", f.matches))
+            t.contains(&format!("`{:#010x}`", f.matches()))
+                || t.contains(&format!("`{:#06x}`", f.matches()))
         );
+    }
+    for r in &xstore_pto::LINT_RULES {
+        assert!(t.contains(&format!("| `{}` | {} |", r.name, r.severity.as_str())));
     }
 }
