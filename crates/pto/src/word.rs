@@ -94,6 +94,83 @@ pub enum Word {
     CBstop,
 }
 
+/// A field of a [`Word`] variant as a format value, and back.
+trait FieldValue: Copy {
+    fn to_value(self) -> u32;
+    fn from_value(v: u32) -> Self;
+}
+
+macro_rules! field_value {
+    ($($t:ty),*) => {$(
+        impl FieldValue for $t {
+            fn to_value(self) -> u32 {
+                self as u32
+            }
+            fn from_value(v: u32) -> Self {
+                v as $t
+            }
+        }
+    )*};
+}
+field_value!(u8, u16, u32);
+
+impl FieldValue for bool {
+    fn to_value(self) -> u32 {
+        self as u32
+    }
+    fn from_value(v: u32) -> Self {
+        v != 0
+    }
+}
+
+/// Which value of the format table each field of each variant holds: the one
+/// place a `Word`'s fields meet its values, read both ways. Each variant
+/// lists the ops it encodes, its value fields, and the fields its op alone
+/// decides.
+macro_rules! word_values {
+    ($(
+        $variant:ident [$($op:ident)|+] { $($field:ident: $fk:ident),* } { $($extra:ident: $from_op:expr),* }
+    ),* $(,)?) => {
+        impl Word {
+            /// The command's values, indexed by [`Fk`].
+            pub fn values(&self) -> Values {
+                let mut v = [0u32; NUM_FK];
+                match *self {
+                    $(Word::$variant { $($field,)* .. } => {
+                        $(v[Fk::$fk as usize] = FieldValue::to_value($field);)*
+                    })*
+                }
+                v
+            }
+
+            /// Build a word from checked values.
+            fn build(op: Op, v: &Values) -> Word {
+                match op {
+                    $($(Op::$op)|+ => Word::$variant {
+                        $($field: FieldValue::from_value(v[Fk::$fk as usize]),)*
+                        $($extra: $from_op(op),)*
+                    },)*
+                }
+            }
+        }
+    };
+}
+
+word_values! {
+    Bstart [BstartTstore | BstartTload] { dtype: DataType } { tload: |op| op == Op::BstartTload },
+    Datr [Datr] {
+        cmode: CMode, pad: Pad, sat: Sat, canon: Canon, dtype: DataType, rmode: RMode, layout: Layout
+    } {},
+    Dim [Dim0 | Dim1 | Dim2] { reg: RegSrc, imm: Imm } { lb: |op| op as u8 - Op::Dim0 as u8 },
+    Dimi [Dimi] { lb: LoopNest, imm: Imm8 } {},
+    Ior [Ior] { dst: RegDst, src0: RegSrc0, src1: RegSrc1, src2: RegSrc2 } {},
+    Iot [Iot] { tile: SrcTile, last: Last, pemode: PEMode } {},
+    Ios [Ios] { id: SharedId, size: SizeCode, pemode: PEMode } {},
+    Subview [Subview] { sel: SrcSelect, imm: Uimm11, reg: RegSrc, size: SubSize } {},
+    Bstop [Bstop] {} {},
+    CBstop [CBstop] {} {},
+}
+
 impl Word {
     /// The command.
     pub fn op(&self) -> Op {
@@ -129,74 +206,6 @@ impl Word {
         matches!(self, Word::Bstop | Word::CBstop)
     }
 
-    /// The command's values, indexed by [`Fk`].
-    pub fn values(&self) -> Values {
-        let mut v = [0u32; NUM_FK];
-        let mut s = |k: Fk, x: u32| v[k as usize] = x;
-        match *self {
-            Word::Bstart { dtype, .. } => s(Fk::DataType, dtype as u32),
-            Word::Datr {
-                cmode,
-                pad,
-                sat,
-                canon,
-                dtype,
-                rmode,
-                layout,
-            } => {
-                s(Fk::CMode, cmode as u32);
-                s(Fk::Pad, pad as u32);
-                s(Fk::Sat, sat as u32);
-                s(Fk::Canon, canon as u32);
-                s(Fk::DataType, dtype as u32);
-                s(Fk::RMode, rmode as u32);
-                s(Fk::Layout, layout as u32);
-            }
-            Word::Dim { reg, imm, .. } => {
-                s(Fk::RegSrc, reg as u32);
-                s(Fk::Imm, imm);
-            }
-            Word::Dimi { lb, imm } => {
-                s(Fk::LoopNest, lb as u32);
-                s(Fk::Imm8, imm as u32);
-            }
-            Word::Ior {
-                dst,
-                src0,
-                src1,
-                src2,
-            } => {
-                s(Fk::RegDst, dst as u32);
-                s(Fk::RegSrc0, src0 as u32);
-                s(Fk::RegSrc1, src1 as u32);
-                s(Fk::RegSrc2, src2 as u32);
-            }
-            Word::Iot { tile, last, pemode } => {
-                s(Fk::SrcTile, tile as u32);
-                s(Fk::Last, last as u32);
-                s(Fk::PEMode, pemode as u32);
-            }
-            Word::Ios { id, size, pemode } => {
-                s(Fk::SharedId, id as u32);
-                s(Fk::SizeCode, size as u32);
-                s(Fk::PEMode, pemode as u32);
-            }
-            Word::Subview {
-                sel,
-                imm,
-                reg,
-                size,
-            } => {
-                s(Fk::SrcSelect, sel as u32);
-                s(Fk::Uimm11, imm as u32);
-                s(Fk::RegSrc, reg as u32);
-                s(Fk::SubSize, size as u32);
-            }
-            Word::Bstop | Word::CBstop => {}
-        }
-        v
-    }
-
     /// The word of `op` with values `v`, or the first value its fields
     /// cannot hold (too wide, a reserved code, an illegal selector).
     pub fn from_values(op: Op, v: &Values) -> Result<Word, DecodeError> {
@@ -204,63 +213,6 @@ impl Word {
         check_widths(fmt, v)?;
         check_codes(fmt, v)?;
         Ok(Word::build(op, v))
-    }
-
-    /// Build a word from checked values.
-    fn build(op: Op, v: &Values) -> Word {
-        let g = |k: Fk| v[k as usize];
-        match op {
-            Op::BstartTstore | Op::BstartTload => Word::Bstart {
-                tload: op == Op::BstartTload,
-                dtype: g(Fk::DataType) as u8,
-            },
-            Op::Datr => Word::Datr {
-                cmode: g(Fk::CMode) as u8,
-                pad: g(Fk::Pad) as u8,
-                sat: g(Fk::Sat) != 0,
-                canon: g(Fk::Canon) != 0,
-                dtype: g(Fk::DataType) as u8,
-                rmode: g(Fk::RMode) as u8,
-                layout: g(Fk::Layout) as u8,
-            },
-            Op::Dim0 | Op::Dim1 | Op::Dim2 => Word::Dim {
-                lb: match op {
-                    Op::Dim0 => 0,
-                    Op::Dim1 => 1,
-                    _ => 2,
-                },
-                reg: g(Fk::RegSrc) as u8,
-                imm: g(Fk::Imm),
-            },
-            Op::Dimi => Word::Dimi {
-                lb: g(Fk::LoopNest) as u8,
-                imm: g(Fk::Imm8) as u8,
-            },
-            Op::Ior => Word::Ior {
-                dst: g(Fk::RegDst) as u8,
-                src0: g(Fk::RegSrc0) as u8,
-                src1: g(Fk::RegSrc1) as u8,
-                src2: g(Fk::RegSrc2) as u8,
-            },
-            Op::Iot => Word::Iot {
-                tile: g(Fk::SrcTile) as u8,
-                last: g(Fk::Last) != 0,
-                pemode: g(Fk::PEMode) as u8,
-            },
-            Op::Ios => Word::Ios {
-                id: g(Fk::SharedId) as u8,
-                size: g(Fk::SizeCode) as u8,
-                pemode: g(Fk::PEMode) as u8,
-            },
-            Op::Subview => Word::Subview {
-                sel: g(Fk::SrcSelect) as u8,
-                imm: g(Fk::Uimm11) as u16,
-                reg: g(Fk::RegSrc) as u8,
-                size: g(Fk::SubSize) as u8,
-            },
-            Op::Bstop => Word::Bstop,
-            Op::CBstop => Word::CBstop,
-        }
     }
 
     /// The word's value (16 or 32 bits), encoded through the format table.

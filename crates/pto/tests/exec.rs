@@ -887,78 +887,55 @@ proptest! {
     }
 }
 
-#[test]
-fn alignment_is_checked_before_range_for_the_same_element() {
-    // One U16 element at an odd address outside every region.
-    let c = Case {
-        dtype: 26,
-        cols_log: 0,
+/// One PE0 element of `dtype` at `base` (a `cols`-column, one-row tile).
+fn one_row(dtype: u8, cols_log: u32, base: u64, ro: bool) -> Case {
+    Case {
+        dtype,
+        cols_log,
         cap_units: 1,
         vr: 1,
-        vc: 1,
+        vc: 1 << cols_log,
         lb: [None; 3],
         ior: true,
         pemode: 1,
-        bases: [0x9001, 0, 0, 0],
+        bases: [base, 0, 0, 0],
         strides: [0; 4],
         seed: 3,
-        ro: false,
+        ro,
         top: false,
-    };
-    let (mut m, ws, mut mem) = build(&c);
-    match m.execute(&ws, &mut mem, &mut VecTrace::default()) {
-        Err(f) => {
-            assert_eq!(
-                (f.fault_kind(), f.address()),
-                (FaultKind::DataAlignment, Some(0x9001))
-            );
-        }
-        other => panic!("{other:?}"),
     }
-    // Aligned but out of range: DataPage at the element.
-    let c = Case {
-        bases: [0x9002, 0, 0, 0],
-        ..c
-    };
-    let (mut m, ws, mut mem) = build(&c);
+}
+
+/// The fault kind and address of running case `c`.
+fn fault(c: &Case) -> (FaultKind, Option<u64>) {
+    let (mut m, ws, mut mem) = build(c);
     match m.execute(&ws, &mut mem, &mut VecTrace::default()) {
-        Err(f) => {
-            assert_eq!(
-                (f.fault_kind(), f.address()),
-                (FaultKind::DataPage, Some(0x9002))
-            )
-        }
+        Err(f) => (f.fault_kind(), f.address()),
         other => panic!("{other:?}"),
     }
 }
 
 #[test]
+fn alignment_is_checked_before_range_for_the_same_element() {
+    // One U16 element at an odd address outside every region.
+    assert_eq!(
+        fault(&one_row(26, 0, 0x9001, false)),
+        (FaultKind::DataAlignment, Some(0x9001))
+    );
+    // Aligned but out of range: DataPage at the element.
+    assert_eq!(
+        fault(&one_row(26, 0, 0x9002, false)),
+        (FaultKind::DataPage, Some(0x9002))
+    );
+}
+
+#[test]
 fn a_read_only_byte_is_a_data_page_fault_at_its_element() {
-    let c = Case {
-        dtype: 25,
-        cols_log: 2,
-        cap_units: 1,
-        vr: 1,
-        vc: 4,
-        lb: [None; 3],
-        ior: true,
-        pemode: 1,
-        bases: [0x1f8, 0, 0, 0],
-        strides: [0; 4],
-        seed: 5,
-        ro: true,
-        top: false,
-    };
-    let (mut m, ws, mut mem) = build(&c);
-    match m.execute(&ws, &mut mem, &mut VecTrace::default()) {
-        Err(f) => {
-            assert_eq!(
-                (f.fault_kind(), f.address()),
-                (FaultKind::DataPage, Some(0x200))
-            )
-        }
-        other => panic!("{other:?}"),
-    }
+    // Four U32 elements from 0x1f8: the third one, at 0x200, is in the read-only region.
+    assert_eq!(
+        fault(&one_row(25, 2, 0x1f8, true)),
+        (FaultKind::DataPage, Some(0x200))
+    );
 }
 
 // ---------------------------------------------------------------------------
