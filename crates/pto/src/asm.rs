@@ -378,11 +378,12 @@ fn parse_dim(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
     let x = c.num(&imm, "an immediate")?;
     let max = (1u64 << tables::format(Op::Dim0).value_width(Fk::Imm)) - 1;
     if x > max {
-        return Err(
-            Diagnostic::range(format!("B.DIM immediate {x} does not fit in uimm17"))
-                .at(c.line, imm.col)
-                .expected(format!("0..={max}")),
-        );
+        return Err(Diagnostic::range(format!(
+            "{} immediate {x} does not fit in uimm17",
+            c.fmt.mnemonic
+        ))
+        .at(c.line, imm.col)
+        .expected(format!("0..={max}")));
     }
     c.set(Fk::Imm, x as u32, imm.col);
     Ok([Op::Dim0, Op::Dim1, Op::Dim2][lbn as usize])
@@ -398,12 +399,16 @@ fn parse_dimi(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
     let x = c.num(&imm, "an immediate")?;
     let max = (1u64 << c.fmt.value_width(Fk::Imm8)) - 1;
     if x > max {
-        return Err(
-            Diagnostic::range(format!("C.B.DIMI immediate {x} does not fit in imm8"))
-                .at(c.line, imm.col)
-                .expected(format!("0..={max}"))
-                .hint("use B.DIM for larger values"),
-        );
+        return Err(Diagnostic::range(format!(
+            "{} immediate {x} does not fit in imm8",
+            c.fmt.mnemonic
+        ))
+        .at(c.line, imm.col)
+        .expected(format!("0..={max}"))
+        .hint(format!(
+            "use {} for larger values",
+            tables::format(Op::Dim0).mnemonic
+        )));
     }
     c.set(Fk::LoopNest, lbn as u32, imm.col);
     c.set(Fk::Imm8, x as u32, imm.col);
