@@ -1,30 +1,56 @@
 //! Assembly text → command words. Accepts the source's spellings (`B.DIM LB0,
 //! 64`, `T1`) and the canonical ones (`B.DIM zero, 64, ->LB0`, `T#1`); one
-//! command per line or `;`-separated; `//` starts a comment.
+//! command per line or `;`-separated; `//` starts a comment. Numbers follow the
+//! project's one rule (`xstore_core::num`: TOML integers).
+//!
+//! Columns are counted once per character: each command's column is carried
+//! on from the previous one, so a long line of many commands assembles in
+//! linear time.
 
-use crate::tables::{self, Fk, Op, NUM_FK};
-use crate::word::{check_vals, Vals, Word};
-use xstore_core::Diagnostic;
+use crate::tables::{self, Fk, Format, Op, Values, DATR_OPTIONS, FORMATS, NUM_FK};
+use crate::word::Word;
+use xstore_core::decode::{DecodeError, DecodeErrorKind};
+use xstore_core::{num, Diagnostic};
 
 /// One assembled command with its 1-based source position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stmt {
-    pub word: Word,
-    pub line: u32,
-    pub col: u32,
+pub(crate) struct Stmt {
+    pub(crate) word: Word,
+    pub(crate) line: u32,
+    pub(crate) col: u32,
 }
 
+#[derive(Debug, Clone, Copy)]
 struct Tok<'a> {
     text: &'a str,
     col: u32,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Characters the column bookkeeping has counted (a test checks that
+    /// the count per command does not grow with the line).
+    static COUNTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The number of characters of `s`: every column is computed through here.
+fn width(s: &str) -> u32 {
+    #[cfg(test)]
+    COUNTED.with(|c| c.set(c.get() + s.len() as u64));
+    s.chars().count() as u32
 }
 
 fn err(line: u32, col: u32, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::syntax(msg).at(line, col)
 }
 
-/// Assemble a whole text.
-pub fn assemble(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
+/// Assemble a whole text into command words.
+pub fn assemble(text: &str) -> Result<Vec<Word>, Diagnostic> {
+    Ok(assemble_located(text)?.iter().map(|s| s.word).collect())
+}
+
+/// Assemble a whole text, keeping each command's line and column.
+pub(crate) fn assemble_located(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
     let mut out = Vec::new();
     for (li, raw_line) in text.lines().enumerate() {
         let line_no = li as u32 + 1;
@@ -32,16 +58,15 @@ pub fn assemble(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
             Some(i) => &raw_line[..i],
             None => raw_line,
         };
-        let mut start = 0usize;
+        // The column of the current piece, carried from piece to piece.
+        let mut col0 = 1;
         for piece in line.split(';') {
-            let col0 = char_col(line, start);
-            start += piece.len() + 1;
             let trimmed = piece.trim_start();
+            let col = col0 + width(&piece[..piece.len() - trimmed.len()]);
+            col0 = col + width(trimmed) + 1;
             if trimmed.trim().is_empty() {
                 continue;
             }
-            let lead = piece.len() - trimmed.len();
-            let col = col0 + piece[..lead].chars().count() as u32;
             let word = parse_stmt(trimmed.trim_end(), line_no, col)?;
             out.push(Stmt {
                 word,
@@ -53,73 +78,23 @@ pub fn assemble(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
     Ok(out)
 }
 
-fn char_col(line: &str, byte: usize) -> u32 {
-    line[..byte.min(line.len())].chars().count() as u32 + 1
-}
-
-/// Split operands at commas, keeping their columns.
+/// Split operands at commas, keeping their columns (carried from operand to
+/// operand, so linear in the command's length).
 fn operands(s: &str, col: u32) -> Vec<Tok<'_>> {
     if s.trim().is_empty() {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut off = 0usize;
+    let mut at = col;
     for part in s.split(',') {
-        let lead = part.len() - part.trim_start().len();
+        let lead = &part[..part.len() - part.trim_start().len()];
         out.push(Tok {
             text: part.trim(),
-            col: col + s[..off + lead].chars().count() as u32,
+            col: at + width(lead),
         });
-        off += part.len() + 1;
+        at += width(part) + 1;
     }
     out
-}
-
-fn parse_num(t: &Tok<'_>, line: u32, what: &str) -> Result<u64, Diagnostic> {
-    let s = t.text.replace('_', "");
-    let r = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16)
-    } else if let Some(b) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
-        u64::from_str_radix(b, 2)
-    } else {
-        s.parse::<u64>()
-    };
-    r.map_err(|_| {
-        err(line, t.col, format!("expected {what}, found `{}`", t.text))
-            .expected("a decimal, 0x hex or 0b binary number")
-    })
-}
-
-fn parse_gpr(t: &Tok<'_>, line: u32) -> Result<u32, Diagnostic> {
-    tables::gpr_by_name(t.text).map(u32::from).ok_or_else(|| {
-        Diagnostic::range(format!("`{}` is not a GPR", t.text))
-            .at(line, t.col)
-            .expected("zero, sp, a0..a7, ra, s0..s8, x0..x3")
-    })
-}
-
-fn parse_lb(t: &Tok<'_>, line: u32, arrow: bool) -> Result<u8, Diagnostic> {
-    let s = if arrow {
-        t.text.strip_prefix("->").map(str::trim).ok_or_else(|| {
-            err(
-                line,
-                t.col,
-                format!("expected `->LB<n>`, found `{}`", t.text),
-            )
-        })?
-    } else {
-        t.text
-    };
-    let n = s
-        .strip_prefix("LB")
-        .or_else(|| s.strip_prefix("lb"))
-        .and_then(|n| n.parse::<u8>().ok())
-        .filter(|&n| n <= 2);
-    n.ok_or_else(|| {
-        Diagnostic::range(format!("`{s}` is not a loop bound"))
-            .at(line, t.col)
-            .expected("LB0, LB1 or LB2")
-    })
 }
 
 /// `key=value` (spaces allowed around `=`): the value and its column.
@@ -132,306 +107,439 @@ fn key_value<'a>(t: &Tok<'a>, key: &str) -> Option<Tok<'a>> {
     let off = t.text.len() - v.len() + lead;
     Some(Tok {
         text: v.trim(),
-        col: t.col + t.text[..off].chars().count() as u32,
+        col: t.col + width(&t.text[..off]),
     })
 }
 
-fn parse_mask(t: &Tok<'_>, line: u32) -> Result<u32, Diagnostic> {
-    let Some(mt) = key_value(t, "mask") else {
-        return Err(err(
-            line,
-            t.col,
-            format!("expected `mask=<4 bits>`, found `{}`", t.text),
-        ));
-    };
-    let m = mt.text;
-    if m.len() != 4 || !m.bytes().all(|b| b == b'0' || b == b'1') {
-        return Err(Diagnostic::range(format!(
-            "`mask={m}` is not four binary digits (bit 3 = PE0 … bit 0 = PE3)"
-        ))
-        .at(line, mt.col)
-        .expected(format!("one of {}", tables::encodable_masks())));
-    }
-    let bits = u8::from_str_radix(m, 2).expect("four binary digits");
-    tables::pemode_for_mask(bits).map(u32::from).ok_or_else(|| {
-        Diagnostic::range(format!(
-            "PE mask {m} cannot be encoded: pto-spec 0.58.5 encodes the PE selection as a 3-bit PEMode; \
-             the 4-bit mask field of 0.58.2 no longer exists"
-        ))
-        .at(line, mt.col)
-        .rule("PEMode (pto.md §1)")
-        .provenance(tables::PEMODE_PROV)
-        .expected(format!("one of the eight encodable masks {}", tables::encodable_masks()))
-        .hint("the assembler never remaps a mask; choose the PE set explicitly")
-    })
-}
-
-fn arity(
-    toks: &[Tok<'_>],
-    min: usize,
-    max: usize,
-    m: &str,
+/// One command being parsed: its format, operands and the values so far,
+/// with the column of the operand behind each value (for range errors).
+struct Cmd<'a> {
+    fmt: &'static Format,
     line: u32,
+    /// Column of the operands (or of the end of the mnemonic when there are none).
     col: u32,
-) -> Result<(), Diagnostic> {
-    if toks.len() < min || toks.len() > max {
-        let at = toks.get(max).map(|t| t.col).unwrap_or(col);
+    toks: Vec<Tok<'a>>,
+    v: Values,
+    at: [u32; NUM_FK],
+}
+
+impl<'a> Cmd<'a> {
+    fn set(&mut self, k: Fk, x: u32, col: u32) {
+        self.v[k as usize] = x;
+        self.at[k as usize] = col;
+    }
+
+    /// Set `k` from a number operand, saturating (the field check then
+    /// rejects what does not fit).
+    fn set_num(&mut self, k: Fk, t: &Tok<'_>, what: &str) -> Result<(), Diagnostic> {
+        let x = self.num(t, what)?;
+        self.set(k, x.min(u32::MAX as u64) as u32, t.col);
+        Ok(())
+    }
+
+    fn arity(&self, min: usize, max: usize) -> Result<(), Diagnostic> {
+        let n = self.toks.len();
+        if (min..=max).contains(&n) {
+            return Ok(());
+        }
+        let at = self.toks.get(max).map(|t| t.col).unwrap_or(self.col);
         let want = if min == max {
             format!("{min}")
         } else {
             format!("{min} to {max}")
         };
-        return Err(err(
-            line,
+        Err(err(
+            self.line,
             at,
-            format!("{m} takes {want} operands, found {}", toks.len()),
+            format!("{} takes {want} operands, found {n}", self.fmt.mnemonic),
         )
-        .expected(
-            tables::FORMATS
-                .iter()
-                .find(|f| f.mnemonic.eq_ignore_ascii_case(m))
-                .map(|f| f.syntax)
-                .unwrap_or("")
-                .to_string(),
-        ));
+        .expected(self.fmt.syntax()))
     }
-    Ok(())
+
+    fn num(&self, t: &Tok<'_>, what: &str) -> Result<u64, Diagnostic> {
+        num::parse_int(t.text)
+            .and_then(|(v, _)| u64::try_from(v).ok())
+            .ok_or_else(|| {
+                err(
+                    self.line,
+                    t.col,
+                    format!("expected {what}, found `{}`", t.text),
+                )
+                .expected(num::INT_EXPECTED)
+            })
+    }
+
+    fn gpr(&self, t: &Tok<'_>) -> Result<u32, Diagnostic> {
+        tables::gpr_by_name(t.text).map(u32::from).ok_or_else(|| {
+            Diagnostic::range(format!("`{}` is not a GPR", t.text))
+                .at(self.line, t.col)
+                .expected(tables::gpr_summary())
+        })
+    }
+
+    /// `LB<n>`, or `->LB<n>` when `arrow`.
+    fn lb(&self, t: &Tok<'_>, arrow: bool) -> Result<u8, Diagnostic> {
+        let s = if arrow {
+            t.text.strip_prefix("->").map(str::trim).ok_or_else(|| {
+                err(
+                    self.line,
+                    t.col,
+                    format!("expected `->LB<n>`, found `{}`", t.text),
+                )
+            })?
+        } else {
+            t.text
+        };
+        s.strip_prefix("LB")
+            .or_else(|| s.strip_prefix("lb"))
+            .and_then(|n| tables::name_index(n, 2))
+            .map(|n| n as u8)
+            .ok_or_else(|| {
+                Diagnostic::range(format!("`{s}` is not a loop bound"))
+                    .at(self.line, t.col)
+                    .expected("LB0, LB1 or LB2")
+            })
+    }
+
+    fn mask(&self, t: &Tok<'_>) -> Result<u32, Diagnostic> {
+        let Some(mt) = key_value(t, "mask") else {
+            return Err(err(
+                self.line,
+                t.col,
+                format!("expected `mask=<4 bits>`, found `{}`", t.text),
+            ));
+        };
+        let m = mt.text;
+        if m.len() != 4 || !m.bytes().all(|b| b == b'0' || b == b'1') {
+            return Err(Diagnostic::range(format!(
+                "`mask={m}` is not four binary digits (bit 3 = PE0 … bit 0 = PE3)"
+            ))
+            .at(self.line, mt.col)
+            .expected(format!("one of {}", tables::encodable_masks())));
+        }
+        let bits = u8::from_str_radix(m, 2).expect("four binary digits");
+        tables::pemode_for_mask(bits).map(u32::from).ok_or_else(|| {
+            Diagnostic::range(format!(
+                "PE mask {m} cannot be encoded: pto-spec 0.58.5 encodes the PE selection as a 3-bit PEMode; \
+                 the 4-bit mask field of 0.58.2 no longer exists"
+            ))
+            .at(self.line, mt.col)
+            .rule("PEMode")
+            .provenance(tables::PEMODE_PROV)
+            .expected(format!("one of the eight encodable masks {}", tables::encodable_masks()))
+            .hint("the assembler never remaps a mask; choose the PE set explicitly")
+        })
+    }
+
+    /// A data type name (or, where `reserved` allows, the printer's `reserved(N)`).
+    fn dtype(&self, t: &Tok<'_>, reserved: bool) -> Result<u32, Diagnostic> {
+        tables::dtype_by_name(t.text)
+            .map(|d| d.code)
+            .or_else(|| {
+                reserved
+                    .then(|| tables::reserved_dtype_by_name(t.text))
+                    .flatten()
+            })
+            .map(u32::from)
+            .ok_or_else(|| {
+                let names: Vec<&str> = tables::DTYPES
+                    .iter()
+                    .filter(|d| reserved == (d.bits != 0))
+                    .map(|d| d.name)
+                    .collect();
+                Diagnostic::range(format!("`{}` is not a data type", t.text))
+                    .at(self.line, t.col)
+                    .expected(names.join(", "))
+            })
+    }
 }
 
+/// Parse one command (its text starts at column `col`).
 fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
     let (mn, rest, rest_col) = match s.find(char::is_whitespace) {
         Some(i) => {
             let rest = &s[i..];
             let lead = rest.len() - rest.trim_start().len();
-            (
-                &s[..i],
-                rest.trim_start(),
-                col + s[..i + lead].chars().count() as u32,
-            )
+            (&s[..i], rest.trim_start(), col + width(&s[..i + lead]))
         }
-        None => (s, "", col + s.chars().count() as u32),
+        None => (s, "", col + width(s)),
     };
-    let toks = operands(rest, rest_col);
-    let upper = mn.to_ascii_uppercase();
-    let mut v: Vals = [0; NUM_FK];
-    // Column of the operand behind each field, for range errors.
-    let mut at = [rest_col; NUM_FK];
-    let set = |v: &mut Vals, k: Fk, x: u32| v[k as usize] = x;
-    let op = match upper.as_str() {
-        "BSTART.TSTORE" | "BSTART.TLOAD" => {
-            arity(&toks, 1, 1, &upper, line, rest_col)?;
-            // The printer spells a reserved code `reserved(N)`; it assembles back.
-            let code = tables::dtype_by_name(toks[0].text)
-                .map(|d| d.code)
-                .or_else(|| tables::reserved_dtype_by_name(toks[0].text))
-                .ok_or_else(|| {
-                    Diagnostic::range(format!("`{}` is not a data type", toks[0].text))
-                        .at(line, toks[0].col)
-                        .expected(
-                            tables::DTYPES
-                                .iter()
-                                .filter(|d| d.bits != 0)
-                                .map(|d| d.name)
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        )
-                })?;
-            set(&mut v, Fk::DataType, code as u32);
-            if upper == "BSTART.TSTORE" {
-                Op::BstartTstore
-            } else {
-                Op::BstartTload
-            }
-        }
-        "B.DATR" => {
-            arity(&toks, 2, 7, &upper, line, rest_col)?;
-            let l = tables::datr_layout_by_name(toks[0].text).ok_or_else(|| {
-                Diagnostic::range(format!("`{}` is not a layout", toks[0].text))
-                    .at(line, toks[0].col)
-                    .expected("an assigned layout name (NORM, M322ND, M162ND, N82ND, …) or L<n> for an assigned code")
-            })?;
-            set(&mut v, Fk::Layout, l as u32);
-            let d = tables::dtype_by_name(toks[1].text).ok_or_else(|| {
-                Diagnostic::range(format!("`{}` is not a data type", toks[1].text))
-                    .at(line, toks[1].col)
-                    .expected("a data type name of pto.md §2 or DTYPE_NONE")
-            })?;
-            set(&mut v, Fk::DataType, d.code as u32);
-            for t in &toks[2..] {
-                let (key, val) = match t.text.split_once('=') {
-                    Some((k, x)) => (k.trim(), Some(x.trim())),
-                    None => (t.text, None),
-                };
-                let k = match (key, val.is_some()) {
-                    ("pad", true) => Fk::Pad,
-                    ("cmode", true) => Fk::CMode,
-                    ("rmode", true) => Fk::RMode,
-                    ("sat", false) => Fk::Sat,
-                    ("canon", false) => Fk::Canon,
-                    _ => {
-                        return Err(err(line, t.col, format!("unknown B.DATR operand `{}`", t.text))
-                            .expected("pad=N, cmode=N, rmode=N, sat or canon"))
-                    }
-                };
-                let x = match val {
-                    Some(x) => parse_num(
-                        &Tok {
-                            text: x,
-                            col: t.col + key.len() as u32 + 1,
-                        },
-                        line,
-                        "a number",
-                    )?,
-                    None => 1,
-                };
-                set(&mut v, k, x.min(u32::MAX as u64) as u32);
-                at[k as usize] = t.col;
-            }
-            Op::Datr
-        }
-        "B.DIM" => {
-            arity(&toks, 2, 3, &upper, line, rest_col)?;
-            let (lbn, reg, imm) = if toks.len() == 2 {
-                // Source spelling: B.DIM LBn, imm
-                (parse_lb(&toks[0], line, false)?, 0, &toks[1])
-            } else {
-                (
-                    parse_lb(&toks[2], line, true)?,
-                    parse_gpr(&toks[0], line)?,
-                    &toks[1],
-                )
-            };
-            let x = parse_num(imm, line, "an immediate")?;
-            if x > 0x1ffff {
-                return Err(Diagnostic::range(format!("B.DIM immediate {x} does not fit in uimm17"))
-                    .at(line, imm.col)
-                    .expected("0..=131071"));
-            }
-            set(&mut v, Fk::RegSrc, reg);
-            set(&mut v, Fk::Imm, x as u32);
-            [Op::Dim0, Op::Dim1, Op::Dim2][lbn as usize]
-        }
-        "C.B.DIMI" => {
-            arity(&toks, 2, 2, &upper, line, rest_col)?;
-            let (lbn, imm) = if toks[1].text.starts_with("->") {
-                (parse_lb(&toks[1], line, true)?, &toks[0])
-            } else {
-                (parse_lb(&toks[0], line, false)?, &toks[1])
-            };
-            let x = parse_num(imm, line, "an immediate")?;
-            if x > 255 {
-                return Err(Diagnostic::range(format!("C.B.DIMI immediate {x} does not fit in imm8"))
-                    .at(line, imm.col)
-                    .expected("0..=255")
-                    .hint("use B.DIM for larger values"));
-            }
-            set(&mut v, Fk::LoopNest, lbn as u32);
-            set(&mut v, Fk::Imm8, x as u32);
-            Op::Dimi
-        }
-        "B.IOR" => {
-            arity(&toks, 2, 4, &upper, line, rest_col)?;
-            set(&mut v, Fk::RegSrc0, parse_gpr(&toks[0], line)?);
-            set(&mut v, Fk::RegSrc1, parse_gpr(&toks[1], line)?);
-            for t in &toks[2..] {
-                if let Some(d) = t.text.strip_prefix("->") {
-                    let tt = Tok {
-                        text: d.trim(),
-                        col: t.col + 2,
-                    };
-                    set(&mut v, Fk::RegDst, parse_gpr(&tt, line)?);
-                } else {
-                    set(&mut v, Fk::RegSrc2, parse_gpr(t, line)?);
-                }
-            }
-            Op::Ior
-        }
-        "B.IOT" => {
-            arity(&toks, 2, 3, &upper, line, rest_col)?;
-            let tile = tables::tile_by_name(toks[0].text).ok_or_else(|| {
-                Diagnostic::range(format!("`{}` is not a Local tile register", toks[0].text))
-                    .at(line, toks[0].col)
-                    .expected("T#1..T#16, U#1..U#16, M#1..M#16, N#1..N#16 (or T1 …)")
-            })?;
-            set(&mut v, Fk::SrcTile, tile as u32);
-            set(&mut v, Fk::PEMode, parse_mask(&toks[1], line)?);
-            if let Some(t) = toks.get(2) {
-                if !t.text.eq_ignore_ascii_case("last") {
-                    return Err(err(line, t.col, format!("expected `last`, found `{}`", t.text)));
-                }
-                set(&mut v, Fk::Last, 1);
-            }
-            Op::Iot
-        }
-        "B.IOS" => {
-            arity(&toks, 2, 3, &upper, line, rest_col)?;
-            let id = toks[0]
-                .text
-                .strip_prefix('S')
-                .or_else(|| toks[0].text.strip_prefix('s'))
-                .and_then(|n| n.parse::<u8>().ok())
-                .filter(|&n| n < 64)
-                .ok_or_else(|| {
-                    Diagnostic::range(format!("`{}` is not a Shared tile", toks[0].text))
-                        .at(line, toks[0].col)
-                        .expected("S0..S63")
-                })?;
-            set(&mut v, Fk::SharedId, id as u32);
-            set(&mut v, Fk::PEMode, parse_mask(&toks[1], line)?);
-            if let Some(t) = toks.get(2) {
-                let Some(x) = key_value(t, "size") else {
-                    return Err(err(line, t.col, format!("expected `size=N`, found `{}`", t.text)));
-                };
-                let n = parse_num(&x, line, "a size code")?;
-                set(&mut v, Fk::SizeCode, n.min(u32::MAX as u64) as u32);
-                at[Fk::SizeCode as usize] = t.col;
-            }
-            Op::Ios
-        }
-        "B.SUBVIEW" => {
-            arity(&toks, 4, 4, &upper, line, rest_col)?;
-            let sel = parse_num(&toks[0], line, "SrcSelect")?;
-            set(&mut v, Fk::SrcSelect, sel.min(u32::MAX as u64) as u32);
-            at[Fk::SrcSelect as usize] = toks[0].col;
-            set(&mut v, Fk::RegSrc, parse_gpr(&toks[1], line)?);
-            let imm = parse_num(&toks[2], line, "uimm11")?;
-            set(&mut v, Fk::Uimm11, imm.min(u32::MAX as u64) as u32);
-            at[Fk::Uimm11 as usize] = toks[2].col;
-            let sz = parse_num(&toks[3], line, "a size code")?;
-            set(&mut v, Fk::SubSize, sz.min(u32::MAX as u64) as u32);
-            at[Fk::SubSize as usize] = toks[3].col;
-            Op::Subview
-        }
-        "BSTOP" | "C.BSTOP" => {
-            arity(&toks, 0, 0, &upper, line, rest_col)?;
-            if upper == "BSTOP" {
-                Op::Bstop
-            } else {
-                Op::CBstop
-            }
-        }
-        _ => {
-            return Err(err(line, col, format!("unknown command `{mn}`")).expected(
-                "BSTART.TSTORE, BSTART.TLOAD, B.DATR, B.DIM, C.B.DIMI, B.IOR, B.IOT, B.IOS, B.SUBVIEW, BSTOP, C.BSTOP",
-            ))
+    let Some(fmt) = FORMATS.iter().find(|f| f.mnemonic.eq_ignore_ascii_case(mn)) else {
+        return Err(err(line, col, format!("unknown command `{mn}`")).expected(tables::mnemonics()));
+    };
+    let mut c = Cmd {
+        fmt,
+        line,
+        col: rest_col,
+        toks: operands(rest, rest_col),
+        v: [0; NUM_FK],
+        at: [rest_col; NUM_FK],
+    };
+    let op = match fmt.op {
+        Op::BstartTstore | Op::BstartTload => parse_bstart(&mut c)?,
+        Op::Datr => parse_datr(&mut c)?,
+        Op::Dim0 | Op::Dim1 | Op::Dim2 => parse_dim(&mut c)?,
+        Op::Dimi => parse_dimi(&mut c)?,
+        Op::Ior => parse_ior(&mut c)?,
+        Op::Iot => parse_iot(&mut c)?,
+        Op::Ios => parse_ios(&mut c)?,
+        Op::Subview => parse_subview(&mut c)?,
+        Op::Bstop | Op::CBstop => {
+            c.arity(0, 0)?;
+            fmt.op
         }
     };
-    let fmt = tables::format(op);
-    check_vals(fmt, &v).map_err(|e| {
-        // Point at the operand holding the field.
-        let col = fmt
-            .fields
-            .iter()
-            .find(|f| f.name == e.field)
-            .and_then(|f| match f.part {
-                tables::Part::Value(k, _) => Some(at[k as usize]),
-                _ => None,
-            })
-            .unwrap_or(rest_col);
-        Diagnostic::range(e.message)
-            .at(line, col)
-            .rule(format!("field {}", e.field))
-            .expected(e.expected)
+    Word::from_values(op, &c.v).map_err(|e| field_error(&c, op, e))
+}
+
+/// A value the command's fields cannot hold, at the operand that gave it.
+fn field_error(c: &Cmd<'_>, op: Op, e: DecodeError) -> Diagnostic {
+    let DecodeErrorKind::BadField { field, .. } = e.kind else {
+        unreachable!("values are checked field by field")
+    };
+    let col = tables::format(op)
+        .field(field)
+        .and_then(|f| match f.part {
+            tables::Part::Value(k, _) => Some(c.at[k as usize]),
+            _ => None,
+        })
+        .unwrap_or(c.col);
+    let mut d = Diagnostic::range(e.message)
+        .at(c.line, col)
+        .rule(format!("field {field}"));
+    if let Some(x) = e.expected {
+        d = d.expected(x);
+    }
+    d
+}
+
+fn parse_bstart(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(1, 1)?;
+    // The printer spells a reserved code `reserved(N)`; it assembles back.
+    let t = c.toks[0];
+    let code = c.dtype(&t, true)?;
+    c.set(Fk::DataType, code, t.col);
+    Ok(c.fmt.op)
+}
+
+fn parse_datr(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 2 + DATR_OPTIONS.len())?;
+    let (t0, t1) = (c.toks[0], c.toks[1]);
+    let l = tables::datr_layout_by_name(t0.text).ok_or_else(|| {
+        Diagnostic::range(format!("`{}` is not a layout", t0.text))
+            .at(c.line, t0.col)
+            .expected("an assigned layout name (NORM, M322ND, M162ND, N82ND, …) or L<n> for an assigned code")
     })?;
-    Ok(Word::from_vals(op, &v))
+    c.set(Fk::Layout, l as u32, t0.col);
+    let d = tables::dtype_by_name(t1.text).ok_or_else(|| {
+        Diagnostic::range(format!("`{}` is not a data type", t1.text))
+            .at(c.line, t1.col)
+            .expected("a data type name or DTYPE_NONE")
+    })?;
+    c.set(Fk::DataType, d.code as u32, t1.col);
+    for i in 2..c.toks.len() {
+        let t = c.toks[i];
+        let key = t.text.split_once('=').map_or(t.text, |(k, _)| k.trim());
+        let option = DATR_OPTIONS
+            .iter()
+            .find(|(name, _, valued)| *name == key && *valued == t.text.contains('='));
+        let Some(&(name, k, valued)) = option else {
+            let spell: Vec<String> = DATR_OPTIONS
+                .iter()
+                .map(|(n, _, v)| if *v { format!("{n}=N") } else { n.to_string() })
+                .collect();
+            return Err(err(
+                c.line,
+                t.col,
+                format!("unknown B.DATR operand `{}`", t.text),
+            )
+            .expected(spell.join(", ")));
+        };
+        match key_value(&t, name) {
+            Some(x) if valued => {
+                c.set_num(k, &x, "a number")?;
+                c.at[k as usize] = t.col;
+            }
+            _ => c.set(k, 1, t.col),
+        }
+    }
+    Ok(Op::Datr)
+}
+
+fn parse_dim(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 3)?;
+    let (lbn, reg, imm) = if c.toks.len() == 2 {
+        // Source spelling: B.DIM LBn, imm
+        (c.lb(&c.toks[0], false)?, 0, c.toks[1])
+    } else {
+        (c.lb(&c.toks[2], true)?, c.gpr(&c.toks[0])?, c.toks[1])
+    };
+    c.set(Fk::RegSrc, reg, c.toks[0].col);
+    let x = c.num(&imm, "an immediate")?;
+    let max = (1u64 << tables::format(Op::Dim0).value_width(Fk::Imm)) - 1;
+    if x > max {
+        return Err(Diagnostic::range(format!(
+            "{} immediate {x} does not fit in uimm17",
+            c.fmt.mnemonic
+        ))
+        .at(c.line, imm.col)
+        .expected(format!("0..={max}")));
+    }
+    c.set(Fk::Imm, x as u32, imm.col);
+    Ok([Op::Dim0, Op::Dim1, Op::Dim2][lbn as usize])
+}
+
+fn parse_dimi(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 2)?;
+    let (lbn, imm) = if c.toks[1].text.starts_with("->") {
+        (c.lb(&c.toks[1], true)?, c.toks[0])
+    } else {
+        (c.lb(&c.toks[0], false)?, c.toks[1])
+    };
+    let x = c.num(&imm, "an immediate")?;
+    let max = (1u64 << c.fmt.value_width(Fk::Imm8)) - 1;
+    if x > max {
+        return Err(Diagnostic::range(format!(
+            "{} immediate {x} does not fit in imm8",
+            c.fmt.mnemonic
+        ))
+        .at(c.line, imm.col)
+        .expected(format!("0..={max}"))
+        .hint(format!(
+            "use {} for larger values",
+            tables::format(Op::Dim0).mnemonic
+        )));
+    }
+    c.set(Fk::LoopNest, lbn as u32, imm.col);
+    c.set(Fk::Imm8, x as u32, imm.col);
+    Ok(Op::Dimi)
+}
+
+fn parse_ior(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 4)?;
+    let (t0, t1) = (c.toks[0], c.toks[1]);
+    let (s0, s1) = (c.gpr(&t0)?, c.gpr(&t1)?);
+    c.set(Fk::RegSrc0, s0, t0.col);
+    c.set(Fk::RegSrc1, s1, t1.col);
+    for i in 2..c.toks.len() {
+        let t = c.toks[i];
+        if let Some(d) = t.text.strip_prefix("->") {
+            let tt = Tok {
+                text: d.trim(),
+                col: t.col + 2,
+            };
+            let dst = c.gpr(&tt)?;
+            c.set(Fk::RegDst, dst, tt.col);
+        } else {
+            let s2 = c.gpr(&t)?;
+            c.set(Fk::RegSrc2, s2, t.col);
+        }
+    }
+    Ok(Op::Ior)
+}
+
+fn parse_iot(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 3)?;
+    let t0 = c.toks[0];
+    let tile = tables::tile_by_name(t0.text).ok_or_else(|| {
+        Diagnostic::range(format!("`{}` is not a Local tile register", t0.text))
+            .at(c.line, t0.col)
+            .expected("T#1..T#16, U#1..U#16, M#1..M#16, N#1..N#16 (or T1 …)")
+    })?;
+    c.set(Fk::SrcTile, tile as u32, t0.col);
+    let pemode = c.mask(&c.toks[1])?;
+    c.set(Fk::PEMode, pemode, c.toks[1].col);
+    if let Some(&t) = c.toks.get(2) {
+        if !t.text.eq_ignore_ascii_case("last") {
+            return Err(err(
+                c.line,
+                t.col,
+                format!("expected `last`, found `{}`", t.text),
+            ));
+        }
+        c.set(Fk::Last, 1, t.col);
+    }
+    Ok(Op::Iot)
+}
+
+fn parse_ios(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 3)?;
+    let t0 = c.toks[0];
+    let id = tables::shared_by_name(t0.text).ok_or_else(|| {
+        Diagnostic::range(format!("`{}` is not a Shared tile", t0.text))
+            .at(c.line, t0.col)
+            .expected(format!("S0..S{}", tables::SHARED_TILES - 1))
+    })?;
+    c.set(Fk::SharedId, id as u32, t0.col);
+    let pemode = c.mask(&c.toks[1])?;
+    c.set(Fk::PEMode, pemode, c.toks[1].col);
+    if let Some(&t) = c.toks.get(2) {
+        let Some(x) = key_value(&t, "size") else {
+            return Err(err(
+                c.line,
+                t.col,
+                format!("expected `size=N`, found `{}`", t.text),
+            ));
+        };
+        c.set_num(Fk::SizeCode, &x, "a size code")?;
+        c.at[Fk::SizeCode as usize] = t.col;
+    }
+    Ok(Op::Ios)
+}
+
+fn parse_subview(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(4, 4)?;
+    let t = [c.toks[0], c.toks[1], c.toks[2], c.toks[3]];
+    c.set_num(Fk::SrcSelect, &t[0], "SrcSelect")?;
+    let reg = c.gpr(&t[1])?;
+    c.set(Fk::RegSrc, reg, t[1].col);
+    c.set_num(Fk::Uimm11, &t[2], "uimm11")?;
+    c.set_num(Fk::SubSize, &t[3], "a size code")?;
+    Ok(Op::Subview)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Characters counted for columns per command, assembling one line of `n`
+    /// commands (and one command of `n` operands).
+    fn per_unit(n: usize) -> (f64, f64) {
+        let count = |text: &str| {
+            COUNTED.with(|c| c.set(0));
+            let _ = assemble_located(text);
+            COUNTED.with(|c| c.get()) as f64 / n as f64
+        };
+        let line = "B.DIM LB0, 4; ".repeat(n);
+        let args = format!("B.IOR a0{}", ", a1".repeat(n));
+        (count(&line), count(&args))
+    }
+
+    #[test]
+    fn each_command_keeps_its_line_and_column() {
+        let text = "// header\n\nBSTART.TSTORE U8 // dtype\n  ;  BSTOP ;";
+        let v = assemble_located(text).unwrap();
+        let at: Vec<(u32, u32)> = v.iter().map(|s| (s.line, s.col)).collect();
+        assert_eq!(at, [(3, 1), (4, 6)]);
+    }
+
+    #[test]
+    fn columns_cost_the_same_per_command_on_long_lines() {
+        let (small_line, small_args) = per_unit(1_000);
+        let (big_line, big_args) = per_unit(100_000);
+        // Quadratic column counting made the 10^5 line cost 100 times more per command.
+        assert!(big_line <= small_line * 1.01, "{small_line} vs {big_line}");
+        assert!(big_args <= small_args * 1.01, "{small_args} vs {big_args}");
+        // And the columns are still right at the end of the long line.
+        let line = "BSTOP; ".repeat(100_000) + "B.FOO";
+        let d = assemble_located(&line).unwrap_err();
+        assert_eq!(
+            d.location,
+            xstore_core::Location::Text {
+                file: None,
+                line: 1,
+                col: 700_001
+            }
+        );
+    }
 }

@@ -2,9 +2,10 @@
 //! same rows into a flat buffer.
 
 use crate::asm;
-use crate::exec::{run_words, BlockResult, Scratch};
-use crate::tables::TileLayout;
-use crate::tile::{Location, Machine, Shape, Tile};
+use crate::exec::Step;
+use crate::machine::Machine;
+use crate::tables::{self, TileLayout};
+use crate::tile::{Location, Shape, Tile};
 use crate::word::Word;
 use std::hint::black_box;
 use xstore_core::bench::{compare, BenchResult, XorShift};
@@ -20,25 +21,28 @@ fn memory() -> Memory {
 }
 
 fn words(text: &str) -> Vec<Word> {
-    asm::assemble(text)
-        .expect("bench programs assemble")
-        .iter()
-        .map(|s| s.word)
-        .collect()
+    asm::assemble(text).expect("bench programs assemble")
 }
 
-fn tile(dtype: u8, capacity: u32, cols: u32, rows: u32, seed: u64) -> Tile {
-    let mut t = Tile::new(Shape {
+/// A row-major tile of `rows` × `valid_cols` valid elements, random bytes.
+fn tile(dtype: u8, capacity: u32, cols: u32, rows: u32, valid_cols: u32, seed: u64) -> Tile {
+    let shape = Shape {
         dtype,
         layout: TileLayout::RowMajor,
         location: Location::Vector,
         capacity,
         cols,
         valid_rows: rows,
-        valid_cols: cols,
-    });
+        valid_cols,
+    };
+    let mut t = if capacity > tables::LOCAL_CAP_MAX {
+        Tile::shared(shape)
+    } else {
+        Tile::local(shape)
+    }
+    .expect("bench tiles are legal");
     let mut rng = XorShift(seed);
-    for b in t.payload.iter_mut() {
+    for b in t.payload_mut() {
         *b = rng.next_u64() as u8;
     }
     t
@@ -48,19 +52,15 @@ fn case(
     name: &str,
     quick: bool,
     target: Option<f64>,
-    m: &Machine,
+    m: &mut Machine,
     program: &str,
     rows: &[(u64, usize, usize)],
     payload: &[u8],
 ) -> BenchResult {
     let ws = words(program);
     let mut mem = memory();
-    let mut s = Scratch::default();
     // Steady state: every page exists before timing.
-    assert_eq!(
-        run_words(m, &ws, &mut mem, &mut s, &mut NoTrace),
-        BlockResult::Ok
-    );
+    assert_eq!(m.execute(&ws, &mut mem, &mut NoTrace), Ok(Step::Stored));
     let mut flat = vec![0u8; REGION as usize];
     let bytes: usize = rows.iter().map(|r| r.2).sum();
     compare(
@@ -70,7 +70,7 @@ fn case(
         quick,
         target,
         || {
-            let r = run_words(m, black_box(&ws), &mut mem, &mut s, &mut NoTrace);
+            let r = m.execute(black_box(&ws), &mut mem, &mut NoTrace);
             black_box(&r);
         },
         || {
@@ -83,13 +83,19 @@ fn case(
     )
 }
 
-pub fn dense_u8_64k(quick: bool) -> BenchResult {
+/// Set `a0` (base) and `a1` (stride) of PE `pe`.
+fn base_stride(m: &mut Machine, pe: usize, base: u64, stride: u64) {
+    m.set_gpr(pe, "a0", base).expect("a0 is a GPR");
+    m.set_gpr(pe, "a1", stride).expect("a1 is a GPR");
+}
+
+/// `pto.dense_u8_64k`: one 64 KiB tile in one contiguous write.
+pub(crate) fn dense_u8_64k(quick: bool) -> BenchResult {
     let mut m = Machine::new();
-    let t = tile(27, 64 << 10, 256, 256, 0x1234_5678);
-    let payload = t.payload.clone();
-    *m.local_mut(0, 0) = Some(t);
-    m.gpr[0][2] = 0x10_0000; // a0: base
-    m.gpr[0][3] = 256; // a1: stride
+    let t = tile(27, 64 << 10, 256, 256, 256, 0x1234_5678);
+    let payload = t.payload().to_vec();
+    m.set_local(0, 0, Some(t));
+    base_stride(&mut m, 0, 0x10_0000, 256);
     let rows: Vec<(u64, usize, usize)> = (0..256)
         .map(|r| (0x10_0000 + r * 256, r as usize * 256, 256))
         .collect();
@@ -97,24 +103,22 @@ pub fn dense_u8_64k(quick: bool) -> BenchResult {
         "pto.dense_u8_64k",
         quick,
         Some(0.5),
-        &m,
+        &mut m,
         "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
         &rows,
         &payload,
     )
 }
 
-pub fn u4x2(quick: bool) -> BenchResult {
+/// `pto.u4x2`: four-bit rows back to back with an odd last nibble each.
+pub(crate) fn u4x2(quick: bool) -> BenchResult {
     let mut m = Machine::new();
     // 16 KiB of U4X2: 128 columns × 256 rows, 64 bytes per row; 127 valid
     // columns, so every row ends with a nibble read-modify-write.
-    let mut t = tile(28, 16 << 10, 128, 256, 0x9abc_def0);
-    t.shape.valid_cols = 127;
-    t.defined.truncate(256 * 127);
-    let payload = t.payload.clone();
-    *m.local_mut(0, 0) = Some(t);
-    m.gpr[0][2] = 0x20_0000;
-    m.gpr[0][3] = 64;
+    let t = tile(28, 16 << 10, 128, 256, 127, 0x9abc_def0);
+    let payload = t.payload().to_vec();
+    m.set_local(0, 0, Some(t));
+    base_stride(&mut m, 0, 0x20_0000, 64);
     let rows: Vec<(u64, usize, usize)> = (0..256)
         .map(|r| (0x20_0000 + r * 64, r as usize * 64, 64))
         .collect();
@@ -122,23 +126,23 @@ pub fn u4x2(quick: bool) -> BenchResult {
         "pto.u4x2",
         quick,
         None,
-        &m,
+        &mut m,
         "BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
         &rows,
         &payload,
     )
 }
 
-pub fn shared_4pe(quick: bool) -> BenchResult {
+/// `pto.shared_4pe`: a 64 KiB Shared tile stored by all four PEs.
+pub(crate) fn shared_4pe(quick: bool) -> BenchResult {
     let mut m = Machine::new();
-    let t = tile(27, 64 << 10, 256, 256, 0x0f0f_1234);
-    let payload = t.payload.clone();
-    m.shared[3] = Some(t);
+    let t = tile(27, 64 << 10, 256, 256, 256, 0x0f0f_1234);
+    let payload = t.payload().to_vec();
+    m.set_shared_tile(3, Some(t));
     let mut rows = Vec::new();
     for pe in 0..4u64 {
         let base = 0x10_0000 + pe * 0x2_0000;
-        m.gpr[pe as usize][2] = base;
-        m.gpr[pe as usize][3] = 256;
+        base_stride(&mut m, pe as usize, base, 256);
         for r in 0..256u64 {
             rows.push((base + r * 256, r as usize * 256, 256));
         }
@@ -147,7 +151,7 @@ pub fn shared_4pe(quick: bool) -> BenchResult {
         "pto.shared_4pe",
         quick,
         None,
-        &m,
+        &mut m,
         "BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S3, mask=1111; BSTOP",
         &rows,
         &payload,
@@ -156,13 +160,13 @@ pub fn shared_4pe(quick: bool) -> BenchResult {
 
 /// `pto.decode`: split and decode a stream of blocks (the source's first
 /// example, repeated) against a plain read of the same words.
-pub fn decode(quick: bool) -> BenchResult {
+pub(crate) fn decode(quick: bool) -> BenchResult {
     let block = asm::assemble(
         "BSTART.TSTORE U8; B.DIM LB0, 64; B.DIM LB1, 8; B.DIM LB2, 64; B.IOR a0, a1; B.IOT T1, mask=1111, last; BSTOP; \
          BSTART.TSTORE FP16; C.B.DIMI 16, ->LB0; B.IOS S7, mask=1111; B.SUBVIEW 0, a0, 0, 7; C.BSTOP",
     )
     .expect("bench program assembles");
-    let one: Vec<u8> = block.iter().flat_map(|s| s.word.to_bytes()).collect();
+    let one: Vec<u8> = block.iter().flat_map(Word::encode).collect();
     let stream: Vec<u8> = one.iter().copied().cycle().take(one.len() * 256).collect();
     let words = block.len() * 256;
     let mut out: Vec<Word> = Vec::with_capacity(words);
@@ -178,11 +182,11 @@ pub fn decode(quick: bool) -> BenchResult {
             let b = black_box(&stream[..]);
             while i + 2 <= b.len() {
                 let h = u16::from_le_bytes([b[i], b[i + 1]]);
-                let width = crate::tables::word_bits(h);
+                let width = tables::word_bits(h);
                 let n = (width / 8) as usize;
                 let mut w = [0u8; 4];
                 w[..n.min(4)].copy_from_slice(&b[i..i + n.min(4)]);
-                if let Ok(x) = crate::word::decode(u32::from_le_bytes(w), width) {
+                if let Ok(x) = Word::decode(u32::from_le_bytes(w), width) {
                     out.push(x);
                 }
                 i += n;
@@ -206,7 +210,8 @@ pub fn decode(quick: bool) -> BenchResult {
     )
 }
 
-pub fn all(quick: bool) -> Vec<BenchResult> {
+/// Every pto bench case.
+pub(crate) fn all(quick: bool) -> Vec<BenchResult> {
     vec![
         dense_u8_64k(quick),
         u4x2(quick),

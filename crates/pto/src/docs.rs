@@ -6,7 +6,7 @@ use std::fmt::Write;
 use xstore_core::Provenance;
 
 /// What a value field's value means.
-pub fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
+pub(crate) fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
     match k {
         Fk::DataType => {
             let d = tables::dtype(v as u8);
@@ -65,19 +65,22 @@ pub fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
             0 => "0: source binding".to_string(),
             1..=12 => format!(
                 "{v}: destination binding of {} bytes per PE (TSTORE needs a source: TileLegality)",
-                128u64 << (v - 1)
+                tables::size_code_bytes(v)
             ),
             _ => format!("{v}: reserved"),
         },
-        Fk::SubSize => format!("{v} → view of {} bytes", 128u64 << (v.clamp(1, 16) - 1)),
-        Fk::Uimm11 => format!("{v} cells ({} bytes)", v as u64 * 128),
+        Fk::SubSize => format!(
+            "{v} → view of {} bytes",
+            tables::size_code_bytes(v.clamp(1, 16))
+        ),
+        Fk::Uimm11 => format!("{v} cells ({} bytes)", v as u64 * tables::SUBVIEW_CELL),
         Fk::SrcSelect => if v == 0 { "source0" } else { "not source0" }.into(),
         _ => v.to_string(),
     }
 }
 
 fn pes(pemode: u8) -> String {
-    let v: Vec<String> = (0..4)
+    let v: Vec<String> = (0..tables::NUM_PES)
         .filter(|&p| tables::pe_selected(pemode, p))
         .map(|p| format!("PE{p}"))
         .collect();
@@ -89,7 +92,7 @@ fn pes(pemode: u8) -> String {
 }
 
 /// Provenance of one field of a decoded word.
-pub fn field_prov(w: &Word, fd: &FieldDef) -> Provenance {
+pub(crate) fn field_prov(w: &Word, fd: &FieldDef) -> Provenance {
     if let (Word::Datr { layout, .. }, Part::Value(Fk::Layout, _)) = (w, fd.part) {
         if let Some(l) = tables::datr_layout(*layout) {
             return l.prov;
@@ -98,34 +101,52 @@ pub fn field_prov(w: &Word, fd: &FieldDef) -> Provenance {
     w.format().prov
 }
 
-fn bits_of(fd: &FieldDef) -> String {
-    if fd.hi == fd.lo {
-        format!("{}", fd.hi)
-    } else {
-        format!("{}:{}", fd.hi, fd.lo)
-    }
+/// The markdown tables (docs/pto.md between the generated markers).
+pub(crate) fn tables_markdown() -> String {
+    let mut s = String::new();
+    formats_table(&mut s);
+    worked_table(&mut s);
+    dtypes_table(&mut s);
+    names_tables(&mut s);
+    layouts_tables(&mut s);
+    faults_and_rules_tables(&mut s);
+    decisions_and_lints_tables(&mut s);
+    let _ = writeln!(s, "\n### Memory profiles\n");
+    s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
+    s
 }
 
-/// The markdown tables (docs/pto.md between the generated markers).
-pub fn tables_markdown() -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "### Command formats\n");
-    let _ = writeln!(
+/// A table header: `| a | b |` and its rule line.
+fn header(s: &mut String, title: &str, cols: &[&str]) {
+    let _ = writeln!(s, "{title}| {} |", cols.join(" | "));
+    let _ = writeln!(s, "|{}", "---|".repeat(cols.len()));
+}
+
+fn formats_table(s: &mut String) {
+    header(
         s,
-        "| command | width | mask | match | fields (hi:lo) | syntax | provenance |"
+        "### Command formats\n\n",
+        &[
+            "command",
+            "width",
+            "mask",
+            "match",
+            "fields (hi:lo)",
+            "syntax",
+            "provenance",
+        ],
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
     for f in FORMATS {
         let fields: Vec<String> = f
             .fields
             .iter()
             .map(|fd| {
                 let kind = match fd.part {
-                    Part::Fixed => " fixed",
+                    Part::Fixed(_) => " fixed",
                     Part::Zero => " must-be-zero",
                     Part::Value(..) => "",
                 };
-                format!("{} {}{kind}", fd.name, bits_of(fd))
+                format!("{} {}{kind}", fd.name, fd.bits)
             })
             .collect();
         let w = if f.width == 16 { 6 } else { 10 };
@@ -134,68 +155,84 @@ pub fn tables_markdown() -> String {
             "| {} | {} | `{:#0w$x}` | `{:#0w$x}` | {} | `{}` | {} |",
             f.mnemonic,
             f.width,
-            f.mask,
-            f.matches,
+            f.mask(),
+            f.matches(),
             fields.join(", "),
-            f.syntax.replace('|', "\\|"),
+            f.syntax().replace('|', "\\|"),
             f.prov
         );
     }
-    let _ = writeln!(s, "\n### Worked encodings\n");
-    let _ = writeln!(s, "| assembly | word | provenance |");
-    let _ = writeln!(s, "|---|---|---|");
+}
+
+fn worked_table(s: &mut String) {
+    header(
+        s,
+        "\n### Worked encodings\n\n",
+        &["assembly", "word", "provenance"],
+    );
     for w in tables::WORKED {
         let d = if w.width == 16 { 6 } else { 10 };
         let _ = writeln!(s, "| `{}` | `{:#0d$x}` | {} |", w.asm, w.word, w.prov);
     }
-    let _ = writeln!(s, "\n### Data types\n");
-    let _ = writeln!(s, "| code | name | bits | CUBE form | provenance |");
-    let _ = writeln!(s, "|---|---|---|---|---|");
+}
+
+fn dtypes_table(s: &mut String) {
+    header(
+        s,
+        "\n### Data types\n\n",
+        &["code", "name", "bits", "CUBE form", "provenance"],
+    );
     for d in tables::DTYPES {
+        let bits = match d.bits {
+            0 => "-".to_string(),
+            b => b.to_string(),
+        };
+        let cube = if d.cube { "yes" } else { "no" };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} |",
-            d.code,
-            d.name,
-            if d.bits == 0 {
-                "-".to_string()
-            } else {
-                d.bits.to_string()
-            },
-            if d.cube { "yes" } else { "no" },
-            d.prov
+            "| {} | {} | {bits} | {cube} | {} |",
+            d.code, d.name, d.prov
         );
     }
-    let _ = writeln!(s, "\nReserved codes: 15, 21-23, 29-30 (and 31 outside B.DATR). In B.DATR a reserved code does not decode (IllegalInstruction); in BSTART.TSTORE it decodes and the block faults TileLegality (`bstart_dtype`).");
-    let _ = writeln!(s, "\n### PEMode\n");
-    let _ = writeln!(s, "| PEMode | mask (PE0..PE3) | provenance |");
-    let _ = writeln!(s, "|---|---|---|");
+    let reserved = tables::code_ranges((0..32).filter(|&c| tables::dtype(c).is_none()));
+    let _ = writeln!(
+        s,
+        "\nReserved codes: {reserved} (and {} outside B.DATR). In B.DATR a reserved code does not decode (IllegalInstruction); in BSTART.TSTORE it decodes and the block faults TileLegality (`bstart_dtype`).",
+        tables::DTYPE_NONE
+    );
+}
+
+fn names_tables(s: &mut String) {
+    header(
+        s,
+        "\n### PEMode\n\n",
+        &["PEMode", "mask (PE0..PE3)", "provenance"],
+    );
     for (i, m) in tables::PEMODES.iter().enumerate() {
         let _ = writeln!(s, "| {i:03b} | {m:04b} | {} |", tables::PEMODE_PROV);
     }
-    let _ = writeln!(s, "\n### GPR selectors ({})\n", tables::GPR_PROV);
-    let _ = writeln!(s, "| selector | name |");
-    let _ = writeln!(s, "|---|---|");
+    let title = format!("\n### GPR selectors ({})\n\n", tables::GPR_PROV);
+    header(s, &title, &["selector", "name"]);
     for (i, g) in tables::GPRS.iter().enumerate() {
         let _ = writeln!(s, "| {i} | {g} |");
     }
-    let _ = writeln!(s, "| 24..31 | illegal |");
-    let _ = writeln!(s, "\n### Local tile codes ({})\n", tables::TILE_NAME_PROV);
-    let _ = writeln!(s, "| codes | names |");
-    let _ = writeln!(s, "|---|---|");
-    for b in 0..4u8 {
-        let _ = writeln!(
-            s,
-            "| {}..{} | {}..{} |",
-            b * 16,
-            b * 16 + 15,
-            tables::tile_name(b * 16),
-            tables::tile_name(b * 16 + 15)
-        );
+    let top = (1u32 << tables::format(tables::Op::Ior).value_width(Fk::RegSrc0)) - 1;
+    let _ = writeln!(s, "| {}..{top} | illegal |", tables::GPR_COUNT);
+    let title = format!("\n### Local tile codes ({})\n\n", tables::TILE_NAME_PROV);
+    header(s, &title, &["codes", "names"]);
+    for b in 0..tables::TILE_BANKS.len() as u8 {
+        let (lo, hi) = (b * 16, b * 16 + 15);
+        let (a, z) = (tables::tile_name(lo), tables::tile_name(hi));
+        let _ = writeln!(s, "| {lo}..{hi} | {a}..{z} |");
     }
-    let _ = writeln!(s, "\n### B.DATR layouts\n");
-    let _ = writeln!(s, "| code | name | TSTORE use | provenance |");
-    let _ = writeln!(s, "|---|---|---|---|");
+}
+
+fn layouts_tables(s: &mut String) {
+    header(
+        s,
+        "\n### B.DATR layouts\n\n",
+        &["code", "name", "TSTORE use", "provenance"],
+    );
     for l in tables::DATR_LAYOUTS {
         let u = match l.usage {
             LayoutUse::Ordinary => "ordinary (all other B.DATR fields 0)".to_string(),
@@ -210,53 +247,57 @@ pub fn tables_markdown() -> String {
         "| other | L<n> | unassigned: the word does not decode (IllegalInstruction) | {} |",
         tables::SPEC
     );
-    let _ = writeln!(s, "\n### CUBE cells (128 bytes each)\n");
-    let _ = writeln!(
+    header(
         s,
-        "| layout | element bits | cell rows × cols | provenance |"
+        "\n### CUBE cells (128 bytes each)\n\n",
+        &["layout", "element bits", "cell rows × cols", "provenance"],
     );
-    let _ = writeln!(s, "|---|---|---|---|");
     for c in tables::CUBE_CELLS {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} × {} | {} |",
-            c.layout.key(),
-            c.bits,
-            c.rows,
-            c.cols,
-            c.prov
-        );
+        let (l, b, r, k) = (c.layout.key(), c.bits, c.rows, c.cols);
+        let _ = writeln!(s, "| {l} | {b} | {r} × {k} | {} |", c.prov);
     }
-    let _ = writeln!(s, "\n### Faults\n");
-    let _ = writeln!(s, "| kind | code | meaning | provenance |");
-    let _ = writeln!(s, "|---|---|---|---|");
-    for f in tables::FAULTS {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} |",
-            f.name, f.code, f.meaning, f.prov
-        );
-    }
-    let _ = writeln!(s, "\n### Rules (validate names and fault kinds)\n");
-    let _ = writeln!(
+}
+
+fn faults_and_rules_tables(s: &mut String) {
+    header(
         s,
-        "| validate name | checked by | rule | stated in (pto-spec) | provenance |"
+        "\n### Faults\n\n",
+        &["kind", "code", "meaning", "provenance"],
     );
-    let _ = writeln!(s, "|---|---|---|---|---|");
+    for f in tables::FAULTS {
+        let code = f.code.map_or("-".to_string(), |c| c.to_string());
+        let _ = writeln!(s, "| {} | {code} | {} | {} |", f.name, f.meaning, f.prov);
+    }
+    header(
+        s,
+        "\n### Rules (validate names and fault kinds)\n\n",
+        &[
+            "validate name",
+            "checked by",
+            "rule",
+            "stated in (pto-spec)",
+            "provenance",
+        ],
+    );
     for r in tables::RULES {
+        let by = if r.is_static { "validate + run" } else { "run" };
+        let name = r.rule.check_name();
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} | {} |",
-            r.rule.check_name(),
-            if r.is_static { "validate + run" } else { "run" },
+            "| `{name}` | {by} | {} | {} | {} |",
             r.text,
             r.source,
-            r.prov
+            r.prov()
         );
     }
-    let _ = writeln!(s, "\n### Decisions\n");
-    let _ = writeln!(s, "| topic | decision | basis | provenance |");
-    let _ = writeln!(s, "|---|---|---|---|");
+}
+
+fn decisions_and_lints_tables(s: &mut String) {
+    header(
+        s,
+        "\n### Decisions\n\n",
+        &["topic", "decision", "basis", "provenance"],
+    );
     for d in tables::DECISIONS {
         let _ = writeln!(
             s,
@@ -264,13 +305,14 @@ pub fn tables_markdown() -> String {
             d.topic, d.decision, d.basis, d.prov
         );
     }
-    let _ = writeln!(s, "\n### Lint rules\n");
-    let _ = writeln!(s, "| rule | finding |");
-    let _ = writeln!(s, "|---|---|");
-    for (n, t) in crate::lint::LINTS {
-        let _ = writeln!(s, "| `{n}` | {t} |");
+    header(s, "\n### Lint rules\n\n", &["rule", "severity", "finding"]);
+    for r in &crate::LINT_RULES {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            r.name,
+            r.severity.as_str(),
+            r.summary
+        );
     }
-    let _ = writeln!(s, "\n### Memory profiles\n");
-    s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
-    s
 }

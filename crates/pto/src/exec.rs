@@ -1,409 +1,129 @@
-//! Blocks: the header-stream checker (pto.md §4), static and per-PE legality,
-//! the per-PE store plan, and the preflighted store (one transaction per block).
+//! Blocks: the header-stream checker, static and per-PE legality, the per-PE
+//! plans, and the block's writes.
+//!
+//! One semantics per block: [`plan_writes`] turns the per-PE plans into the
+//! block's writes once (plain spans straight from a tile payload or from
+//! scratch bytes, and nibble writes under a mask, each row split where it
+//! wraps past 2^64 - 1). Two commits consume that one list: the staged commit
+//! (every write into one [`Transaction`], then [`AddressSpace::commit`]) and
+//! the direct commit ([`AddressSpace::store`] for one plain span,
+//! [`AddressSpace::store_spans`] for several), which the core holds equal to
+//! the transaction of the same writes. The direct commit is taken when every
+//! write is plain; a masked write is staged.
 
-use crate::tables::{
-    self, pe_selected, FaultKind, LayoutUse, Rule, TileLayout, LOCAL_TILES, NUM_PES,
-};
-use crate::tile::{Location, Machine, Tile};
-use crate::word::{FieldError, Word};
+use crate::tables::{self, pe_selected, FaultKind, Rule, TileLayout, NUM_PES};
+use crate::tile::{Location, Tile};
+use crate::word::Word;
+use std::fmt;
 use std::ops::Range;
+use xstore_core::decode::DecodeError;
 use xstore_core::{AddressSpace, Fault, FaultKind as MemFault, TraceSink, Transaction};
 
-/// A rule that does not hold, with a sentence saying where and why.
+pub(crate) use crate::check::{check_static, check_structure, Header, Source};
+
+use crate::check::DimSrc;
+use crate::machine::State;
+
+/// A fault of a block: its kind, the rule that failed, the element address
+/// for the two data faults, and a sentence saying where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    pub rule: Rule,
-    pub detail: String,
-    /// Index of the word (inside the block) it concerns, when there is one.
-    pub word: Option<usize>,
+pub struct PtoFault {
+    kind: FaultKind,
+    rule: Rule,
+    address: Option<u64>,
+    message: String,
 }
 
-fn viol(rule: Rule, word: Option<usize>, detail: impl Into<String>) -> Violation {
-    Violation {
-        rule,
-        detail: detail.into(),
-        word,
+impl PtoFault {
+    pub(crate) fn new(rule: Rule, address: Option<u64>, message: String) -> PtoFault {
+        PtoFault {
+            kind: rule.kind(),
+            rule,
+            address,
+            message,
+        }
+    }
+    /// The stable name of the kind (`DataPage`, …): what `run` prints.
+    pub fn kind(&self) -> &'static str {
+        self.kind.name()
+    }
+    /// The kind, typed.
+    pub fn fault_kind(&self) -> FaultKind {
+        self.kind
+    }
+    /// The rule that failed.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+    /// The faulting element's address (DataAlignment, DataPage).
+    pub fn address(&self) -> Option<u64> {
+        self.address
+    }
+    /// The pto fault code (none for the model's allocation cap).
+    pub fn code(&self) -> Option<u32> {
+        self.kind.code()
+    }
+    /// Where and why, with the rule's name in brackets.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    /// The same fault with `prefix: ` before its message.
+    pub(crate) fn prefixed(mut self, prefix: impl fmt::Display) -> PtoFault {
+        self.message = format!("{prefix}: {}", self.message);
+        self
     }
 }
 
-/// How an LB is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DimSrc {
-    /// B.DIM: GPR + uimm17, mod 2^16.
-    Reg { reg: u8, imm: u32 },
-    /// C.B.DIMI: imm8.
-    Imm(u8),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Local(u8),
-    Shared(u8),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Subview {
-    pub reg: u8,
-    pub imm: u16,
-    pub size: u8,
-}
-
-/// What a block's header stream resolves to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Header {
-    pub tload: bool,
-    pub dtype: u8,
-    pub datr: Option<Word>,
-    pub lb: [Option<DimSrc>; 3],
-    pub ior: Option<(u8, u8)>,
-    pub source: Source,
-    pub pemode: u8,
-    pub subview: Option<Subview>,
-}
-
-impl Header {
-    /// The CUBE layout selected by B.DATR, if any.
-    pub fn cube(&self) -> Option<TileLayout> {
-        match self.datr {
-            Some(Word::Datr { layout, .. }) => match tables::datr_layout(layout).map(|l| l.usage) {
-                Some(LayoutUse::Cube(l)) => Some(l),
-                _ => None,
-            },
-            _ => None,
+impl fmt::Display for PtoFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.kind())?;
+        if let Some(a) = self.address {
+            write!(f, " at {a:#x}")?;
         }
+        if let Some(c) = self.code() {
+            write!(f, " (code {c})")?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
-/// The first source binding's PEMode (for the zero-mask rule).
-pub fn first_pemode(words: &[Result<Word, FieldError>]) -> Option<u8> {
-    words.iter().find_map(|w| match w {
-        Ok(Word::Iot { pemode, .. }) | Ok(Word::Ios { pemode, .. }) => Some(*pemode),
-        _ => None,
-    })
-}
+impl std::error::Error for PtoFault {}
 
-/// Block-structure rules (BundleControl). Returns the header when one can be
-/// resolved (a BSTART and a source binding exist), and every violation.
-pub fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
-    let mut v = Vec::new();
-    let n = words.len();
-    let bstart = match words.first() {
-        Some(Word::Bstart { tload, dtype }) => Some((*tload, *dtype)),
-        _ => {
-            v.push(viol(
-                Rule::BlockDelimited,
-                Some(0),
-                "the block does not start with BSTART",
-            ));
-            None
-        }
-    };
-    if !words.last().is_some_and(|w| w.is_stop()) {
-        v.push(viol(
-            Rule::BlockDelimited,
-            Some(n.saturating_sub(1)),
-            "the block is not closed by BSTOP or C.BSTOP",
-        ));
-    }
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 && matches!(w, Word::Bstart { .. }) {
-            v.push(viol(
-                Rule::BlockDelimited,
-                Some(i),
-                format!("word {i}: BSTART inside an open block"),
-            ));
-        }
-        if i + 1 < n && w.is_stop() {
-            v.push(viol(
-                Rule::BlockDelimited,
-                Some(i),
-                format!("word {i}: BSTOP before the end of the block"),
-            ));
-        }
-    }
-    let mut datr = None;
-    let mut lb: [Option<DimSrc>; 3] = [None; 3];
-    let mut ior = None;
-    let mut source: Option<(Source, u8, usize)> = None;
-    let mut nsources = 0;
-    let mut subview = None;
-    // Whether a binding (B.IOR, B.IOT, B.IOS) came before: B.DATR must precede them all.
-    let mut bound = false;
-    for (i, w) in words.iter().enumerate() {
-        match *w {
-            Word::Datr { .. } => {
-                if datr.is_some() {
-                    v.push(viol(
-                        Rule::SingleDatr,
-                        Some(i),
-                        format!("word {i}: second B.DATR"),
-                    ));
-                } else {
-                    datr = Some(*w);
-                }
-                if bound {
-                    v.push(viol(
-                        Rule::DatrBeforeBindings,
-                        Some(i),
-                        format!("word {i}: B.DATR after a B.IOR, B.IOT or B.IOS"),
-                    ));
-                }
-            }
-            Word::Dim { lb: k, .. } | Word::Dimi { lb: k, .. } if k < 3 => {
-                let src = match *w {
-                    Word::Dim { reg, imm, .. } => DimSrc::Reg { reg, imm },
-                    Word::Dimi { imm, .. } => DimSrc::Imm(imm),
-                    _ => unreachable!("matched above"),
-                };
-                if lb[k as usize].is_some() {
-                    v.push(viol(
-                        Rule::LbWriteOnce,
-                        Some(i),
-                        format!("word {i}: LB{k} written twice"),
-                    ));
-                } else {
-                    lb[k as usize] = Some(src);
-                }
-            }
-            Word::Ior {
-                dst,
-                src0,
-                src1,
-                src2,
-            } => {
-                bound = true;
-                if ior.is_some() {
-                    v.push(viol(
-                        Rule::SingleIor,
-                        Some(i),
-                        format!("word {i}: second B.IOR"),
-                    ));
-                } else {
-                    ior = Some((src0, src1));
-                }
-                if dst != 0 || src2 != 0 {
-                    v.push(viol(
-                        Rule::IorSurplusFields,
-                        Some(i),
-                        format!(
-                            "word {i}: B.IOR RegDst = {} and RegSrc2 = {} (TSTORE uses only RegSrc0 and RegSrc1)",
-                            tables::GPRS[dst as usize],
-                            tables::GPRS[src2 as usize]
-                        ),
-                    ));
-                }
-            }
-            Word::Iot { tile, last, pemode } => {
-                bound = true;
-                nsources += 1;
-                if !last {
-                    v.push(viol(
-                        Rule::IotClosedByL,
-                        Some(i),
-                        format!("word {i}: B.IOT without L (last)"),
-                    ));
-                }
-                if source.is_none() {
-                    source = Some((Source::Local(tile), pemode, i));
-                }
-            }
-            Word::Ios { id, size, pemode } => {
-                bound = true;
-                nsources += 1;
-                if size != 0 {
-                    v.push(viol(
-                        Rule::IosSource,
-                        Some(i),
-                        format!(
-                            "word {i}: B.IOS SizeCode {size} is a destination binding; TSTORE reads a source"
-                        ),
-                    ));
-                }
-                if source.is_none() {
-                    source = Some((Source::Shared(id), pemode, i));
-                }
-            }
-            Word::Subview {
-                sel,
-                imm,
-                reg,
-                size,
-            } => {
-                let after_ios = i > 0 && matches!(words[i - 1], Word::Ios { .. });
-                if !after_ios {
-                    v.push(viol(
-                        Rule::SubviewPlacement,
-                        Some(i),
-                        if matches!(words[i.saturating_sub(1)], Word::Subview { .. }) && i > 0 {
-                            format!("word {i}: second B.SUBVIEW")
-                        } else {
-                            format!("word {i}: B.SUBVIEW does not immediately follow a B.IOS")
-                        },
-                    ));
-                } else if sel != 0 {
-                    v.push(viol(
-                        Rule::SubviewPlacement,
-                        Some(i),
-                        format!("word {i}: B.SUBVIEW SrcSelect {sel} (TSTORE has only source0)"),
-                    ));
-                }
-                if subview.is_none() {
-                    subview = Some(Subview { reg, imm, size });
-                }
-            }
-            _ => {}
-        }
-    }
-    if nsources != 1 {
-        v.push(viol(
-            Rule::OneSourceDomain,
-            None,
-            if nsources == 0 {
-                "no source binding (B.IOT or B.IOS)".to_string()
-            } else {
-                format!("{nsources} source bindings; exactly one is allowed")
-            },
-        ));
-    }
-    let header = match (bstart, source) {
-        (Some((tload, dtype)), Some((src, pemode, _))) => Some(Header {
-            tload,
-            dtype,
-            datr,
-            lb,
-            ior,
-            source: src,
-            pemode,
-            subview,
-        }),
-        _ => None,
-    };
-    v.sort_by_key(|x| x.word.unwrap_or(usize::MAX));
-    (header, v)
-}
-
-/// Legality that the block's bytes alone decide (TileLegality).
-pub fn check_static(h: &Header) -> Vec<Violation> {
-    let mut v = Vec::new();
-    if !h.tload && tables::dtype_storable(h.dtype).is_none() {
-        v.push(viol(
-            Rule::BstartDtype,
-            Some(0),
-            format!(
-                "BSTART.TSTORE DataType {} is reserved (assigned: 0..14, 16..20, 24..28)",
-                h.dtype
-            ),
-        ));
-    }
-    if let Some(Word::Datr {
-        cmode,
-        pad,
-        sat,
-        canon,
-        dtype,
-        rmode,
-        layout,
-    }) = h.datr
-    {
-        match tables::datr_layout(layout).map(|l| l.usage) {
-            Some(LayoutUse::Ordinary) => {
-                if cmode != 0 || pad != 0 || sat || canon || dtype != 0 || rmode != 0 {
-                    v.push(viol(
-                        Rule::DatrApplicability,
-                        None,
-                        "B.DATR NORM on TSTORE: PadValue, CMode, RMode, Sat, Canonicalize and DataType must all be 0",
-                    ));
-                }
-            }
-            Some(LayoutUse::Cube(_)) => {
-                if dtype != tables::DTYPE_NONE || cmode != 0 || rmode != 0 || sat || canon {
-                    v.push(viol(
-                        Rule::DatrApplicability,
-                        None,
-                        "B.DATR CUBE layout: DataType must be DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0",
-                    ));
-                }
-            }
-            Some(LayoutUse::LoadConversion) | Some(LayoutUse::Inapplicable) | None => v.push(viol(
-                Rule::DatrApplicability,
-                None,
-                format!(
-                    "B.DATR Layout {layout} ({}) does not apply to TSTORE (NORM or 24..26)",
-                    tables::datr_layout_name(layout)
-                ),
-            )),
-        }
-    }
-    if h.cube().is_some() {
-        if let Source::Shared(_) = h.source {
-            v.push(viol(
-                Rule::SharedNotCube,
-                None,
-                "a CUBE B.DATR with a Shared (B.IOS) source",
-            ));
-        }
-        if h.lb[0].is_none() || h.lb[1].is_none() || h.lb[2].is_some() {
-            v.push(viol(
-                Rule::CubeDims,
-                None,
-                "the CUBE form needs LB0 and LB1 and no LB2",
-            ));
-        }
-        // A dimension the bytes alone fix (C.B.DIMI, or B.DIM from the zero GPR).
-        for k in 0..2 {
-            let fixed = match h.lb[k] {
-                Some(DimSrc::Imm(x)) => Some(x as u32),
-                Some(DimSrc::Reg { reg: 0, imm }) => Some(imm & 0xffff),
-                _ => None,
-            };
-            if fixed == Some(0) {
-                v.push(viol(
-                    Rule::CubeDims,
-                    None,
-                    format!("the CUBE form needs a nonzero LB{k}; it is an immediate 0"),
-                ));
-            }
-        }
-        if tables::dtype_storable(h.dtype).is_some_and(|d| !d.cube) {
-            v.push(viol(
-                Rule::CubeDtype,
-                None,
-                format!(
-                    "{} cannot be stored in the CUBE form",
-                    tables::dtype_name(h.dtype)
-                ),
-            ));
-        }
-    }
-    v
+/// What a block did when it did not fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The block stored its elements (or had none to store).
+    Stored,
+    /// PE mask 0000: nothing at all happened.
+    NoOp,
+    /// The Shared source is not ready: no write, no fault, the binding is not
+    /// consumed; the reason.
+    Pending(String),
+    /// A block this model decodes but does not execute (`BSTART.TLOAD`).
+    Unsupported(String),
 }
 
 /// Where one PE's rectangle comes from and where it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
-    pub pe: usize,
-    pub source: Source,
+pub(crate) struct Plan {
+    pub(crate) pe: usize,
+    pub(crate) source: Source,
     /// First source row and column of the stored rectangle.
-    pub r0: u32,
-    pub c0: u32,
-    pub nrows: u32,
-    pub ncols: u32,
-    pub base: u64,
-    pub stride: u64,
-    pub bits: u32,
+    pub(crate) r0: u32,
+    pub(crate) c0: u32,
+    pub(crate) nrows: u32,
+    pub(crate) ncols: u32,
+    pub(crate) base: u64,
+    pub(crate) stride: u64,
+    pub(crate) bits: u32,
 }
 
 impl Plan {
-    pub fn tile<'m>(&self, m: &'m Machine) -> &'m Tile {
-        match self.source {
-            Source::Local(code) => m.local[self.pe * LOCAL_TILES + code as usize]
-                .as_ref()
-                .expect("planned tiles exist"),
-            Source::Shared(id) => m.shared[id as usize].as_ref().expect("planned tiles exist"),
-        }
+    pub(crate) fn tile<'m>(&self, m: &'m State) -> &'m Tile {
+        m.source(self.pe, self.source).expect("planned tiles exist")
     }
     /// GM address of rectangle element (i, j) (byte of a nibble for 4-bit types).
-    pub fn addr(&self, i: u32, j: u32) -> u64 {
+    pub(crate) fn addr(&self, i: u32, j: u32) -> u64 {
         let row = self.base.wrapping_add((i as u64).wrapping_mul(self.stride));
         if self.bits == 4 {
             row.wrapping_add(j as u64 / 2)
@@ -411,38 +131,24 @@ impl Plan {
             row.wrapping_add(j as u64 * (self.bits as u64 / 8))
         }
     }
-}
-
-/// A fault of a block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtoFault {
-    pub kind: FaultKind,
-    pub rule: Rule,
-    pub address: Option<u64>,
-    pub message: String,
-    /// Not architectural: the model's allocation cap.
-    pub cap: bool,
-}
-
-impl PtoFault {
-    fn of(v: Violation) -> PtoFault {
-        PtoFault {
-            kind: v.rule.kind(),
-            rule: v.rule,
-            address: None,
-            message: format!("{} [{}]", v.detail, v.rule.name()),
-            cap: false,
-        }
+    /// Bytes of one stored row in GM (the last one half used for an odd
+    /// number of four-bit columns).
+    pub(crate) fn row_bytes(&self) -> u64 {
+        dense(self.ncols, self.bits)
+    }
+    fn is_empty(&self) -> bool {
+        self.nrows == 0 || self.ncols == 0
     }
 }
 
-/// What a block did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlockResult {
-    Ok,
-    /// PE mask 0000: nothing at all happened.
-    NoOp,
+/// What planning a block gave.
+#[derive(Debug)]
+pub(crate) enum Planned {
+    /// Every selected PE's plan is in the list.
+    Ready,
+    /// The Shared source is not ready.
     Pending(String),
+    /// The first illegal PE's fault.
     Fault(PtoFault),
 }
 
@@ -450,496 +156,303 @@ fn dense(cols: u32, bits: u32) -> u64 {
     (cols as u64 * bits as u64).div_ceil(8)
 }
 
-fn lb_value(m: &Machine, pe: usize, d: Option<DimSrc>) -> Option<u32> {
+fn lb_value(m: &State, pe: usize, d: Option<DimSrc>) -> Option<u32> {
     d.map(|d| match d {
-        DimSrc::Reg { reg, imm } => (m.reg(pe, reg).wrapping_add(imm as u64) & 0xffff) as u32,
+        DimSrc::Reg { reg, imm } => (m.gpr(pe, reg).wrapping_add(imm as u64) & 0xffff) as u32,
         DimSrc::Imm(x) => x as u32,
     })
 }
 
 fn legality(rule: Rule, pe: usize, msg: String) -> PtoFault {
-    PtoFault {
-        kind: rule.kind(),
-        rule,
-        address: None,
-        message: format!("PE{pe}: {msg} [{}]", rule.name()),
-        cap: false,
-    }
+    PtoFault::new(rule, None, format!("PE{pe}: {msg} [{}]", rule.name()))
 }
 
-/// Resolve every selected PE's plan, PE0 → PE3; the first illegal PE faults.
-/// `Ok(None)` means the Shared source is not ready (Pending).
-pub fn plan_block(
-    m: &Machine,
-    h: &Header,
-    plans: &mut Vec<Plan>,
-) -> Result<Result<(), String>, PtoFault> {
+/// Resolve every selected PE's plan into `plans`, PE0 → PE3; the first
+/// illegal PE faults.
+pub(crate) fn plan_block(m: &State, h: &Header, plans: &mut Vec<Plan>) -> Planned {
     plans.clear();
-    let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(0);
     if let Source::Shared(id) = h.source {
-        match &m.shared[id as usize] {
-            None => return Ok(Err(format!("Shared source S{id} is not allocated"))),
-            Some(t) if !t.published => {
-                return Ok(Err(format!(
+        match m.shared(id) {
+            None => return Planned::Pending(format!("Shared source S{id} is not allocated")),
+            Some(t) if !t.published() => {
+                return Planned::Pending(format!(
                     "Shared source S{id} is not published / whole-parent-ready"
-                )))
+                ))
             }
             _ => {}
         }
     }
-    let cube = h.cube();
-    for pe in 0..NUM_PES {
-        if !pe_selected(h.pemode, pe) {
-            continue;
+    for pe in (0..NUM_PES).filter(|&pe| pe_selected(h.pemode, pe)) {
+        match plan_pe(m, h, pe) {
+            Ok(p) => plans.push(p),
+            Err(f) => return Planned::Fault(f),
         }
-        let lb: [Option<u32>; 3] = [0, 1, 2].map(|k| lb_value(m, pe, h.lb[k]));
-        let (base, stride_reg) = match h.ior {
-            Some((s0, s1)) => (m.reg(pe, s0), Some(m.reg(pe, s1))),
-            None => (0, None),
-        };
-        let tile = match h.source {
-            Source::Local(code) => match m.local(pe, code) {
-                Some(t) => t,
-                None => {
-                    return Err(legality(
-                        Rule::TileAllocated,
-                        pe,
-                        format!("Local tile {} is not allocated", tables::tile_name(code)),
-                    ))
-                }
-            },
-            Source::Shared(id) => m.shared[id as usize].as_ref().expect("checked above"),
-        };
-        let s = &tile.shape;
-        let mut plan = Plan {
-            pe,
-            source: h.source,
-            r0: 0,
-            c0: 0,
-            nrows: 0,
-            ncols: 0,
-            base,
-            stride: 0,
-            bits,
-        };
-        if let Some(layout) = cube {
-            let (l0, l1) = (lb[0].unwrap_or(0), lb[1].unwrap_or(0));
-            if l0 == 0 || l1 == 0 {
-                return Err(legality(
-                    Rule::CubeDims,
-                    pe,
-                    format!("LB0 = {l0}, LB1 = {l1}: both must be nonzero"),
-                ));
-            }
-            if s.layout != layout
-                || s.location != Location::Matrix
-                || s.dtype != h.dtype
-                || s.valid_rows != l1
-                || s.valid_cols != l0
-            {
-                return Err(legality(
-                    Rule::CubeDescriptor,
-                    pe,
-                    format!(
-                        "source is {} {:?} {} {}×{} valid; the block needs {} Matrix {} {}×{} (LB1×LB0)",
-                        s.layout.key(),
-                        s.location,
-                        tables::dtype_name(s.dtype),
-                        s.valid_rows,
-                        s.valid_cols,
-                        layout.key(),
-                        tables::dtype_name(h.dtype),
-                        l1,
-                        l0
-                    ),
-                ));
-            }
-            plan.nrows = l1;
-            plan.ncols = l0;
-            plan.stride = stride_reg.unwrap_or_else(|| dense(l0, bits));
-        } else {
-            if s.dtype != h.dtype {
-                return Err(legality(
-                    Rule::SourceDtype,
-                    pe,
-                    format!(
-                        "source dtype {} differs from BSTART {}",
-                        tables::dtype_name(s.dtype),
-                        tables::dtype_name(h.dtype)
-                    ),
-                ));
-            }
-            if s.layout != TileLayout::RowMajor {
-                return Err(legality(
-                    Rule::SourceLayout,
-                    pe,
-                    format!("source layout {} is not row-major", s.layout.key()),
-                ));
-            }
-            let l0 = lb[0].unwrap_or(s.valid_cols);
-            let l1 = lb[1].unwrap_or(s.valid_rows);
-            let l2 = lb[2].unwrap_or(s.cols);
-            let shared = matches!(h.source, Source::Shared(_));
-            let bad = l0 == 0
-                || l1 == 0
-                || l0 > s.valid_cols
-                || l1 > s.valid_rows
-                || l2 == 0
-                || l2 < l0
-                || (shared && l2 != s.cols);
-            if bad {
-                return Err(legality(
-                    Rule::SourceDims,
-                    pe,
-                    format!(
-                        "LB0 = {l0}, LB1 = {l1}, LB2 = {l2} against ValidCol {}, ValidRow {}, Col {}",
-                        s.valid_cols, s.valid_rows, s.cols
-                    ),
-                ));
-            }
-            plan.nrows = l1;
-            plan.ncols = l0;
-            plan.stride = stride_reg.unwrap_or_else(|| dense(l2, bits));
-            if let (true, Some(sv)) = (shared, h.subview) {
-                let cells = m.reg(pe, sv.reg).wrapping_add(sv.imm as u64);
-                let size = 128u64 << (sv.size - 1);
-                let off = cells.checked_mul(128);
-                let fits = off
-                    .is_some_and(|o| o.checked_add(size).is_some_and(|e| e <= s.capacity as u64));
-                if !fits {
-                    return Err(legality(
-                        Rule::SubviewView,
-                        pe,
-                        format!(
-                            "view of {size} bytes at cell {cells} passes the parent's capacity {}",
-                            s.capacity
-                        ),
-                    ));
-                }
-                // In elements: the parent is Rows × Col, row-major.
-                let off_e = off.expect("checked") * 8 / bits as u64;
-                let size_e = size * 8 / bits as u64;
-                let row_e = s.cols as u64;
-                let (vr0, vc0, vrows, vcols) = if off_e % row_e + size_e <= row_e {
-                    (off_e / row_e, off_e % row_e, 1, size_e)
-                } else if off_e % row_e == 0 && size_e % row_e == 0 {
-                    (off_e / row_e, 0, size_e / row_e, row_e)
-                } else {
-                    return Err(legality(
-                        Rule::SubviewView,
-                        pe,
-                        format!(
-                            "view of {size_e} elements at element {off_e} is neither one partial row nor whole rows of {row_e}"
-                        ),
-                    ));
-                };
-                // Clip to the valid region (LB1 × LB0).
-                let r_end = (vr0 + vrows).min(l1 as u64);
-                let c_end = (vc0 + vcols).min(l0 as u64);
-                plan.r0 = vr0 as u32;
-                plan.c0 = vc0.min(u32::MAX as u64) as u32;
-                plan.nrows = r_end.saturating_sub(vr0) as u32;
-                plan.ncols = c_end.saturating_sub(vc0) as u32;
-                if plan.nrows == 0 || plan.ncols == 0 {
-                    plan.nrows = 0;
-                    plan.ncols = 0;
-                }
-            }
-        }
-        if tile.undefined_count > 0 {
-            for i in 0..plan.nrows {
-                for j in 0..plan.ncols {
-                    let (r, c) = (plan.r0 + i, plan.c0 + j);
-                    if !tile.is_defined(r, c) {
-                        return Err(legality(
-                            Rule::SourceDefined,
-                            pe,
-                            format!("source element ({r}, {c}) is undefined"),
-                        ));
-                    }
-                }
-            }
-        }
-        plans.push(plan);
     }
-    Ok(Ok(()))
+    Planned::Ready
+}
+
+/// One PE's plan: its source, its rectangle and where it goes.
+fn plan_pe(m: &State, h: &Header, pe: usize) -> Result<Plan, PtoFault> {
+    let tile = m.source(pe, h.source).ok_or_else(|| {
+        let Source::Local(code) = h.source else {
+            unreachable!("a missing Shared source pends")
+        };
+        legality(
+            Rule::TileAllocated,
+            pe,
+            format!("Local tile {} is not allocated", tables::tile_name(code)),
+        )
+    })?;
+    let lb: [Option<u32>; 3] = [0, 1, 2].map(|k| lb_value(m, pe, h.lb[k]));
+    let (base, stride) = match h.ior {
+        Some((s0, s1)) => (m.gpr(pe, s0), Some(m.gpr(pe, s1))),
+        None => (0, None),
+    };
+    let mut plan = Plan {
+        pe,
+        source: h.source,
+        r0: 0,
+        c0: 0,
+        nrows: 0,
+        ncols: 0,
+        base,
+        stride: 0,
+        bits: tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(0),
+    };
+    match h.cube() {
+        Some(layout) => plan_cube(&mut plan, h, tile, layout, lb, stride)?,
+        None => plan_ordinary(&mut plan, m, h, tile, lb, stride)?,
+    }
+    check_defined(&plan, tile)?;
+    Ok(plan)
+}
+
+/// The CUBE form: the descriptor matches the block exactly; LB1 × LB0 valid
+/// elements, dense stride from LB0.
+fn plan_cube(
+    plan: &mut Plan,
+    h: &Header,
+    tile: &Tile,
+    layout: TileLayout,
+    lb: [Option<u32>; 3],
+    stride: Option<u64>,
+) -> Result<(), PtoFault> {
+    let pe = plan.pe;
+    let s = tile.shape();
+    let (l0, l1) = (lb[0].unwrap_or(0), lb[1].unwrap_or(0));
+    if l0 == 0 || l1 == 0 {
+        return Err(legality(
+            Rule::CubeDims,
+            pe,
+            format!("LB0 = {l0}, LB1 = {l1}: both must be nonzero"),
+        ));
+    }
+    if s.layout != layout
+        || s.location != Location::Matrix
+        || s.dtype != h.dtype
+        || s.valid_rows != l1
+        || s.valid_cols != l0
+    {
+        return Err(legality(
+            Rule::CubeDescriptor,
+            pe,
+            format!(
+                "source is {} {:?} {} {}×{} valid; the block needs {} Matrix {} {}×{} (LB1×LB0)",
+                s.layout.key(),
+                s.location,
+                tables::dtype_name(s.dtype),
+                s.valid_rows,
+                s.valid_cols,
+                layout.key(),
+                tables::dtype_name(h.dtype),
+                l1,
+                l0
+            ),
+        ));
+    }
+    plan.nrows = l1;
+    plan.ncols = l0;
+    plan.stride = stride.unwrap_or_else(|| dense(l0, plan.bits));
+    Ok(())
+}
+
+/// The ordinary Local form and the Shared form: a row-major source of the
+/// block's data type, the LB1 × LB0 top-left rectangle (or a B.SUBVIEW view).
+fn plan_ordinary(
+    plan: &mut Plan,
+    m: &State,
+    h: &Header,
+    tile: &Tile,
+    lb: [Option<u32>; 3],
+    stride: Option<u64>,
+) -> Result<(), PtoFault> {
+    let pe = plan.pe;
+    let s = tile.shape();
+    if s.dtype != h.dtype {
+        return Err(legality(
+            Rule::SourceDtype,
+            pe,
+            format!(
+                "source dtype {} differs from BSTART {}",
+                tables::dtype_name(s.dtype),
+                tables::dtype_name(h.dtype)
+            ),
+        ));
+    }
+    if s.layout != TileLayout::RowMajor {
+        return Err(legality(
+            Rule::SourceLayout,
+            pe,
+            format!("source layout {} is not row-major", s.layout.key()),
+        ));
+    }
+    let l0 = lb[0].unwrap_or(s.valid_cols);
+    let l1 = lb[1].unwrap_or(s.valid_rows);
+    let l2 = lb[2].unwrap_or(s.cols);
+    let shared = matches!(h.source, Source::Shared(_));
+    let bad = l0 == 0
+        || l1 == 0
+        || l0 > s.valid_cols
+        || l1 > s.valid_rows
+        || l2 == 0
+        || l2 < l0
+        || (shared && l2 != s.cols);
+    if bad {
+        return Err(legality(
+            Rule::SourceDims,
+            pe,
+            format!(
+                "LB0 = {l0}, LB1 = {l1}, LB2 = {l2} against ValidCol {}, ValidRow {}, Col {}",
+                s.valid_cols, s.valid_rows, s.cols
+            ),
+        ));
+    }
+    plan.nrows = l1;
+    plan.ncols = l0;
+    plan.stride = stride.unwrap_or_else(|| dense(l2, plan.bits));
+    match (shared, h.subview) {
+        (true, Some(sv)) => plan_subview(plan, m, tile, sv, l0, l1),
+        _ => Ok(()),
+    }
+}
+
+/// A B.SUBVIEW view of the Shared parent: one partial row or whole rows,
+/// clipped to the valid region LB1 × LB0; its first row and column go to the
+/// PE's base.
+fn plan_subview(
+    plan: &mut Plan,
+    m: &State,
+    tile: &Tile,
+    sv: crate::check::Subview,
+    l0: u32,
+    l1: u32,
+) -> Result<(), PtoFault> {
+    let (pe, s) = (plan.pe, tile.shape());
+    let cells = m.gpr(pe, sv.reg).wrapping_add(sv.imm as u64);
+    let size = tables::size_code_bytes(sv.size as u32);
+    let off = cells
+        .checked_mul(tables::SUBVIEW_CELL)
+        .filter(|o| o.checked_add(size).is_some_and(|e| e <= s.capacity as u64));
+    let Some(off) = off else {
+        return Err(legality(
+            Rule::SubviewView,
+            pe,
+            format!(
+                "view of {size} bytes at cell {cells} passes the parent's capacity {}",
+                s.capacity
+            ),
+        ));
+    };
+    // In elements: the parent is Rows × Col, row-major.
+    let bits = plan.bits as u64;
+    let (off_e, size_e, row_e) = (off * 8 / bits, size * 8 / bits, s.cols as u64);
+    let (vr0, vc0, vrows, vcols) = if off_e % row_e + size_e <= row_e {
+        (off_e / row_e, off_e % row_e, 1, size_e)
+    } else if off_e % row_e == 0 && size_e % row_e == 0 {
+        (off_e / row_e, 0, size_e / row_e, row_e)
+    } else {
+        return Err(legality(
+            Rule::SubviewView,
+            pe,
+            format!(
+                "view of {size_e} elements at element {off_e} is neither one partial row nor whole rows of {row_e}"
+            ),
+        ));
+    };
+    // Clip to the valid region (LB1 × LB0).
+    let r_end = (vr0 + vrows).min(l1 as u64);
+    let c_end = (vc0 + vcols).min(l0 as u64);
+    plan.r0 = vr0 as u32;
+    plan.c0 = vc0.min(u32::MAX as u64) as u32;
+    plan.nrows = r_end.saturating_sub(vr0) as u32;
+    plan.ncols = c_end.saturating_sub(vc0) as u32;
+    if plan.is_empty() {
+        plan.nrows = 0;
+        plan.ncols = 0;
+    }
+    Ok(())
+}
+
+/// Every stored source element is defined.
+fn check_defined(plan: &Plan, tile: &Tile) -> Result<(), PtoFault> {
+    if !tile.has_undefined() {
+        return Ok(());
+    }
+    for i in 0..plan.nrows {
+        for j in 0..plan.ncols {
+            let (r, c) = (plan.r0 + i, plan.c0 + j);
+            if !tile.is_defined(r, c) {
+                return Err(legality(
+                    Rule::SourceDefined,
+                    plan.pe,
+                    format!("source element ({r}, {c}) is undefined"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The block's writes
+// ---------------------------------------------------------------------------
+
+/// Where a write's bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Src {
+    /// `plans[plan]`'s tile payload from byte `start`.
+    Payload { plan: usize, start: usize },
+    /// `Scratch::data` from byte `start`.
+    Scratch { start: usize },
+    /// `Scratch::data` from `start` under the mask `Scratch::mask` from `mask`.
+    Masked { start: usize, mask: usize },
+    /// `Scratch::merged` from byte `start` (the merged four-bit rows).
+    Merged { start: usize },
+}
+
+/// One write of the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece {
+    addr: u64,
+    len: usize,
+    align: u64,
+    src: Src,
 }
 
 /// Scratch space reused across blocks so the steady state allocates nothing.
-#[derive(Debug, Default)]
-pub struct Scratch {
-    pub tx: Transaction,
-    pub plans: Vec<Plan>,
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Scratch {
+    tx: Transaction,
+    pub(crate) plans: Vec<Plan>,
+    pieces: Vec<Piece>,
     data: Vec<u8>,
     mask: Vec<u8>,
-    /// Always stage the block in `tx` and commit it (the general path); the
-    /// direct stores are then never taken. For tests comparing the two.
-    staged_only: bool,
-    /// Blocks stored directly with `AddressSpace::store`, without staging.
-    pub direct: u64,
-}
-
-impl Scratch {
-    /// Scratch that always takes the general path: the block staged in one
-    /// transaction and committed.
-    pub fn staged_only() -> Scratch {
-        Scratch {
-            staged_only: true,
-            ..Scratch::default()
-        }
-    }
-}
-
-/// A plan whose whole store is one contiguous plain write straight from the
-/// tile payload: `(address, bytes, alignment)`. `emit` stages exactly this one
-/// write for such a plan, so `AddressSpace::store` of it is the same commit.
-///
-/// Rows are contiguous in the payload when there is one row or the rows are
-/// whole; they are contiguous in GM when there is one row or the stride is the
-/// row's byte count. Four-bit rows qualify only with an even number of
-/// columns starting on a payload byte (no nibble read-modify-write). A span
-/// that would wrap past 2^64 - 1 does not qualify (`emit` splits it).
-pub fn span<'m>(m: &'m Machine, p: &Plan) -> Option<(u64, &'m [u8], u64)> {
-    if p.nrows == 0 || p.ncols == 0 {
-        return None;
-    }
-    let tile = p.tile(m);
-    let shape = &tile.shape;
-    if shape.layout != TileLayout::RowMajor {
-        return None;
-    }
-    let cols = shape.cols as u64;
-    let (c0, ncols, nrows) = (p.c0 as u64, p.ncols as u64, p.nrows as u64);
-    let whole = c0 == 0 && ncols == cols;
-    // Offsets in the payload, in the unit of the type (elements or nibbles).
-    let n0 = p.r0 as u64 * cols + c0;
-    let (start, row_len, align) = if p.bits == 4 {
-        if ncols % 2 != 0 || n0 % 2 != 0 {
-            return None;
-        }
-        (n0 / 2, ncols / 2, 1)
-    } else {
-        let eb = (p.bits / 8) as u64;
-        (n0 * eb, ncols * eb, eb)
-    };
-    if !(nrows == 1 || (whole && p.stride == row_len)) {
-        return None;
-    }
-    let total = row_len * nrows;
-    p.base.checked_add(total - 1)?;
-    let bytes = tile.payload.get(start as usize..(start + total) as usize)?;
-    Some((p.base, bytes, align))
-}
-
-/// Store the block without staging it, when its transaction would be one
-/// plain write per plan (or one merged four-bit span for a sole plan). `None`
-/// means the general path must run; otherwise the result is exactly what
-/// committing the staged transaction would give (memory, trace, fault).
-fn store_direct<M: AddressSpace, T: TraceSink>(
-    m: &Machine,
-    plans: &[Plan],
-    s: &mut Scratch,
-    mem: &mut M,
-    trace: &mut T,
-) -> Option<Result<(), Fault>> {
-    let live = |p: &&Plan| p.nrows > 0 && p.ncols > 0;
-    let mut it = plans.iter().filter(live);
-    let first = it.next()?;
-    if it.next().is_none() {
-        if let Some((addr, bytes, align)) = span(m, first) {
-            return Some(mem.store(addr, bytes, align, trace));
-        }
-        if plans.len() == 1 && merge_nibble_rows(first.tile(m), first, s, mem) {
-            return Some(mem.store(first.base, &s.data, 1, trace));
-        }
-        return None;
-    }
-    // Several plans, each one span: `store_spans` probes them all before it
-    // writes any, exactly as committing the staged one-write-per-plan
-    // transaction would.
-    let spans: Option<Vec<(u64, &[u8], u64)>> =
-        plans.iter().filter(live).map(|p| span(m, p)).collect();
-    Some(mem.store_spans(&spans?, trace))
-}
-
-/// The sole plan's four-bit rows back to back in GM (stride = row bytes), each
-/// starting on a payload byte, with an odd column count: built into `s.data`
-/// as the one write `emit_nibbles` stages for them, the odd last nibble of
-/// each row merged with the byte in memory. False when the shape does not
-/// qualify or the span cannot be read (the general path then decides).
-fn merge_nibble_rows<M: AddressSpace>(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &M) -> bool {
-    let shape = &tile.shape;
-    let cols = shape.cols as usize;
-    let ncols = p.ncols as usize;
-    let full = ncols / 2;
-    let nbytes = ncols.div_ceil(2);
-    let qualifies = p.bits == 4
-        && shape.layout == TileLayout::RowMajor
-        && ncols % 2 == 1
-        && cols % 2 == 0
-        && p.c0 % 2 == 0
-        && p.stride == nbytes as u64;
-    if !qualifies {
-        return false;
-    }
-    let total = nbytes * p.nrows as usize;
-    // Every byte is overwritten by the read: no need to clear.
-    s.data.resize(total, 0);
-    if p.base.checked_add(total as u64 - 1).is_none() || mem.read(p.base, &mut s.data).is_err() {
-        return false;
-    }
-    for (i, row) in s.data.chunks_exact_mut(nbytes).enumerate() {
-        let n0 = (p.r0 as usize + i) * cols + p.c0 as usize;
-        row[..full].copy_from_slice(&tile.payload[n0 / 2..n0 / 2 + full]);
-        let last = (n0 + ncols - 1) / 2;
-        row[full] = (tile.payload[last] & 0xf) | (row[full] & 0xf0);
-    }
-    true
-}
-
-/// Append one plan's writes to `tx`, in row-major order.
-///
-/// `sole` says this plan is the block's only one: no other write of the block
-/// can touch its bytes, so a row's odd last nibble may be merged with the
-/// current memory byte (`mem`) into one contiguous write.
-pub fn emit<M: AddressSpace>(m: &Machine, p: &Plan, s: &mut Scratch, mem: &M, sole: bool) {
-    if p.nrows == 0 || p.ncols == 0 {
-        return;
-    }
-    let tile = p.tile(m);
-    let shape = &tile.shape;
-    if p.bits == 4 {
-        emit_nibbles(tile, p, s, mem, sole);
-        return;
-    }
-    let eb = (p.bits / 8) as usize;
-    let row_len = p.ncols as usize * eb;
-    let row_major = shape.layout == TileLayout::RowMajor;
-    let cols = shape.cols as usize;
-    // Dense fast path: whole contiguous rows of a row-major tile, contiguous in GM.
-    if row_major && p.c0 == 0 && p.ncols as usize == cols && p.stride == row_len as u64 {
-        let total = row_len * p.nrows as usize;
-        if p.base.checked_add(total as u64 - 1).is_some() {
-            let start = p.r0 as usize * cols * eb;
-            s.tx.write_aligned(p.base, &tile.payload[start..start + total], eb as u64);
-            return;
-        }
-    }
-    for i in 0..p.nrows {
-        let addr = p.addr(i, 0);
-        let first = first_part(addr, row_len);
-        let r = p.r0 + i;
-        if row_major {
-            let start = (r as usize * cols + p.c0 as usize) * eb;
-            let src = &tile.payload[start..start + row_len];
-            s.tx.write_aligned(addr, &src[..first], eb as u64);
-            if first < row_len {
-                s.tx.write_aligned(0, &src[first..], eb as u64);
-            }
-        } else if first == row_len {
-            // Filled in place in the transaction.
-            let dst = s.tx.write_with(addr, row_len, eb as u64);
-            for (j, d) in (0..p.ncols).zip(dst.chunks_exact_mut(eb)) {
-                d.copy_from_slice(&tile.get(r, p.c0 + j).to_le_bytes()[..eb]);
-            }
-        } else {
-            s.data.clear();
-            for j in 0..p.ncols {
-                let v = tile.get(r, p.c0 + j);
-                s.data.extend_from_slice(&v.to_le_bytes()[..eb]);
-            }
-            s.tx.write_aligned(addr, &s.data[..first], eb as u64);
-            if first < row_len {
-                s.tx.write_aligned(0, &s.data[first..], eb as u64);
-            }
-        }
-    }
-}
-
-/// Four-bit rows. Bytes whose two nibbles are both stored are plain byte
-/// writes (identical to a read-modify-write that replaces both nibbles); an odd
-/// last column is a nibble read-modify-write that keeps its sibling.
-fn emit_nibbles<M: AddressSpace>(tile: &Tile, p: &Plan, s: &mut Scratch, mem: &M, sole: bool) {
-    let shape = &tile.shape;
-    let cols = shape.cols as usize;
-    let ncols = p.ncols as usize;
-    let full = ncols / 2;
-    let row_major = shape.layout == TileLayout::RowMajor;
-    // Dense fast path: whole rows, contiguous in the payload and in GM.
-    if row_major && p.c0 == 0 && ncols == cols && cols % 2 == 0 && p.stride == full as u64 {
-        let total = full * p.nrows as usize;
-        if p.base.checked_add(total as u64 - 1).is_some() {
-            let start = p.r0 as usize * full;
-            s.tx.write(p.base, &tile.payload[start..start + total]);
-            return;
-        }
-    }
-    // Rows back to back in GM (stride = row bytes), each starting on a payload
-    // byte: one write; an odd last nibble merges with the byte in memory, which
-    // is what the nibble read-modify-write would leave there.
-    let nbytes = ncols.div_ceil(2);
-    if sole
-        && row_major
-        && ncols % 2 == 1
-        && cols % 2 == 0
-        && p.c0 % 2 == 0
-        && p.stride == nbytes as u64
-    {
-        let total = nbytes * p.nrows as usize;
-        let mut old = std::mem::take(&mut s.data);
-        old.clear();
-        old.resize(total, 0);
-        if p.base.checked_add(total as u64 - 1).is_some() && mem.read(p.base, &mut old).is_ok() {
-            let dst = s.tx.write_with(p.base, total, 1);
-            for i in 0..p.nrows as usize {
-                let n0 = (p.r0 as usize + i) * cols + p.c0 as usize;
-                let row = &mut dst[i * nbytes..(i + 1) * nbytes];
-                row[..full].copy_from_slice(&tile.payload[n0 / 2..n0 / 2 + full]);
-                let last = (n0 + ncols - 1) / 2;
-                row[full] = (tile.payload[last] & 0xf) | (old[i * nbytes + full] & 0xf0);
-            }
-            s.data = old;
-            return;
-        }
-        s.data = old;
-    }
-    for i in 0..p.nrows {
-        let addr = p.addr(i, 0);
-        let r = p.r0 + i;
-        let n0 = r as usize * cols + p.c0 as usize;
-        if row_major && n0 % 2 == 0 && first_part(addr, nbytes) == nbytes {
-            // The row's nibbles start on a byte boundary of the payload.
-            if full > 0 {
-                let b = n0 / 2;
-                s.tx.write(addr, &tile.payload[b..b + full]);
-            }
-            if ncols % 2 == 1 {
-                let v = tile.get(r, p.c0 + p.ncols - 1) as u8;
-                s.tx.write_nibble(addr.wrapping_add(full as u64), v, false);
-            }
-            continue;
-        }
-        s.data.clear();
-        s.mask.clear();
-        s.data.resize(nbytes, 0);
-        s.mask.resize(nbytes, 0);
-        for j in 0..p.ncols {
-            let v = tile.get(r, p.c0 + j) as u8 & 0xf;
-            let k = j as usize / 2;
-            if j % 2 == 0 {
-                s.data[k] |= v;
-                s.mask[k] |= 0x0f;
-            } else {
-                s.data[k] |= v << 4;
-                s.mask[k] |= 0xf0;
-            }
-        }
-        let first = first_part(addr, nbytes);
-        s.tx.write_masked(addr, &s.data[..first], &s.mask[..first]);
-        if first < nbytes {
-            s.tx.write_masked(0, &s.data[first..], &s.mask[first..]);
-        }
-    }
+    /// The one nibble merge's bytes: kept apart from `data`, never cleared, so
+    /// that the steady state neither allocates nor zero-fills them.
+    merged: Vec<u8>,
+    words: Vec<Word>,
+    /// Always take the staged commit (for checking the direct one against it).
+    pub(crate) staged_only: bool,
 }
 
 /// Bytes of a `len`-byte access at `addr` before it wraps past 2^64 - 1.
@@ -950,23 +463,294 @@ fn first_part(addr: u64, len: usize) -> usize {
     }
 }
 
+impl Scratch {
+    /// A write of `len` bytes at `addr` from `src`, split where it wraps
+    /// past 2^64 - 1 (the second part goes on at address 0).
+    fn push(&mut self, addr: u64, len: usize, align: u64, src: Src) {
+        if len == 0 {
+            return;
+        }
+        let first = first_part(addr, len);
+        self.pieces.push(Piece {
+            addr,
+            len: first,
+            align,
+            src,
+        });
+        if first < len {
+            let rest = match src {
+                Src::Payload { plan, start } => Src::Payload {
+                    plan,
+                    start: start + first,
+                },
+                Src::Scratch { start } => Src::Scratch {
+                    start: start + first,
+                },
+                Src::Masked { start, mask } => Src::Masked {
+                    start: start + first,
+                    mask: mask + first,
+                },
+                Src::Merged { start } => Src::Merged {
+                    start: start + first,
+                },
+            };
+            self.pieces.push(Piece {
+                addr: 0,
+                len: len - first,
+                align,
+                src: rest,
+            });
+        }
+    }
+
+    /// The bytes of a plain piece.
+    fn bytes<'a>(&'a self, m: &'a State, p: &Piece) -> &'a [u8] {
+        match p.src {
+            Src::Payload { plan, start } => {
+                &self.plans[plan].tile(m).payload()[start..start + p.len]
+            }
+            Src::Scratch { start } | Src::Masked { start, .. } => &self.data[start..start + p.len],
+            Src::Merged { start } => &self.merged[start..start + p.len],
+        }
+    }
+}
+
+/// Turn the planned rectangles into the block's writes (`s.pieces`), in
+/// store order: PE0 → PE3, row-major. A sole plan's four-bit rows that lie
+/// back to back in GM are merged once with the bytes now in `mem` (the odd
+/// last nibble keeps its sibling), so they are plain writes too.
+pub(crate) fn plan_writes<M: AddressSpace>(m: &State, s: &mut Scratch, mem: &M) {
+    s.pieces.clear();
+    s.data.clear();
+    s.mask.clear();
+    let plans = std::mem::take(&mut s.plans);
+    let sole = plans.len() == 1;
+    for (i, p) in plans.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+        let tile = p.tile(m);
+        if p.bits == 4 {
+            nibble_writes(i, p, tile, s, mem, sole);
+        } else {
+            byte_writes(i, p, tile, s);
+        }
+    }
+    s.plans = plans;
+}
+
+/// Rows of whole-byte elements.
+fn byte_writes(i: usize, p: &Plan, tile: &Tile, s: &mut Scratch) {
+    let shape = tile.shape();
+    let eb = (p.bits / 8) as usize;
+    let row_len = p.ncols as usize * eb;
+    let cols = shape.cols as usize;
+    if shape.layout != TileLayout::RowMajor {
+        // CUBE: gather each row's elements.
+        for r in 0..p.nrows {
+            let start = s.data.len();
+            for j in 0..p.ncols {
+                let v = tile.get(p.r0 + r, p.c0 + j);
+                s.data.extend_from_slice(&v.to_le_bytes()[..eb]);
+            }
+            s.push(p.addr(r, 0), row_len, eb as u64, Src::Scratch { start });
+        }
+        return;
+    }
+    // Whole rows back to back in GM: one write, unless it wraps.
+    let total = row_len * p.nrows as usize;
+    let whole = p.c0 == 0 && p.ncols as usize == cols && p.stride == row_len as u64;
+    if whole && p.base.checked_add(total as u64 - 1).is_some() {
+        let start = p.r0 as usize * cols * eb;
+        s.push(p.base, total, eb as u64, Src::Payload { plan: i, start });
+        return;
+    }
+    for r in 0..p.nrows {
+        let start = ((p.r0 + r) as usize * cols + p.c0 as usize) * eb;
+        s.push(
+            p.addr(r, 0),
+            row_len,
+            eb as u64,
+            Src::Payload { plan: i, start },
+        );
+    }
+}
+
+/// Rows of four-bit elements. Bytes whose two nibbles are both stored are
+/// plain byte writes (identical to a read-modify-write that replaces both
+/// nibbles); an odd last column is a nibble write that keeps its sibling.
+fn nibble_writes<M: AddressSpace>(
+    i: usize,
+    p: &Plan,
+    tile: &Tile,
+    s: &mut Scratch,
+    mem: &M,
+    sole: bool,
+) {
+    let shape = tile.shape();
+    let cols = shape.cols as usize;
+    let ncols = p.ncols as usize;
+    let (full, nbytes) = (ncols / 2, ncols.div_ceil(2));
+    let row_major = shape.layout == TileLayout::RowMajor;
+    // Whole rows back to back in the payload and in GM: one write, unless it wraps.
+    let total = nbytes * p.nrows as usize;
+    let fits = p.base.checked_add(total as u64 - 1).is_some();
+    let whole = row_major && p.c0 == 0 && ncols == cols && cols % 2 == 0;
+    if whole && p.stride == full as u64 && fits {
+        let start = p.r0 as usize * full;
+        s.push(p.base, total, 1, Src::Payload { plan: i, start });
+        return;
+    }
+    if sole && fits && merge_nibble_rows(p, tile, s, mem) {
+        return;
+    }
+    for r in 0..p.nrows {
+        let addr = p.addr(r, 0);
+        let n0 = (p.r0 + r) as usize * cols + p.c0 as usize;
+        if row_major && n0 % 2 == 0 && first_part(addr, nbytes) == nbytes {
+            // The row's nibbles start on a byte boundary of the payload.
+            s.push(
+                addr,
+                full,
+                1,
+                Src::Payload {
+                    plan: i,
+                    start: n0 / 2,
+                },
+            );
+            if ncols % 2 == 1 {
+                let v = tile.get(p.r0 + r, p.c0 + p.ncols - 1) as u8;
+                push_masked(s, addr.wrapping_add(full as u64), &[v & 0xf], &[0x0f]);
+            }
+            continue;
+        }
+        let (start, mask) = (s.data.len(), s.mask.len());
+        s.data.resize(start + nbytes, 0);
+        s.mask.resize(mask + nbytes, 0);
+        for j in 0..p.ncols {
+            let v = tile.get(p.r0 + r, p.c0 + j) as u8 & 0xf;
+            let k = j as usize / 2;
+            let (v, m) = if j % 2 == 0 {
+                (v, 0x0f)
+            } else {
+                (v << 4, 0xf0)
+            };
+            s.data[start + k] |= v;
+            s.mask[mask + k] |= m;
+        }
+        s.push(addr, nbytes, 1, Src::Masked { start, mask });
+    }
+}
+
+fn push_masked(s: &mut Scratch, addr: u64, data: &[u8], mask: &[u8]) {
+    let (start, m) = (s.data.len(), s.mask.len());
+    s.data.extend_from_slice(data);
+    s.mask.extend_from_slice(mask);
+    s.push(addr, data.len(), 1, Src::Masked { start, mask: m });
+}
+
+/// The one nibble merge: a sole plan's four-bit rows back to back in GM
+/// (stride = row bytes), each starting on a payload byte, with an odd column
+/// count, built into one plain write from the bytes now in memory and the
+/// rows (the odd last nibble of each row keeps its sibling, exactly what the
+/// nibble read-modify-write would leave). False when the shape does not
+/// qualify or the span cannot be read (the row-by-row writes then decide).
+fn merge_nibble_rows<M: AddressSpace>(p: &Plan, tile: &Tile, s: &mut Scratch, mem: &M) -> bool {
+    let shape = tile.shape();
+    let cols = shape.cols as usize;
+    let ncols = p.ncols as usize;
+    let (full, nbytes) = (ncols / 2, ncols.div_ceil(2));
+    let qualifies = shape.layout == TileLayout::RowMajor
+        && ncols % 2 == 1
+        && cols % 2 == 0
+        && p.c0 % 2 == 0
+        && p.stride == nbytes as u64;
+    if !qualifies {
+        return false;
+    }
+    let total = nbytes * p.nrows as usize;
+    // Every byte is overwritten by the read: no need to clear.
+    s.merged.resize(total, 0);
+    if mem.read(p.base, &mut s.merged).is_err() {
+        return false;
+    }
+    let payload = tile.payload();
+    for (r, row) in s.merged.chunks_exact_mut(nbytes).enumerate() {
+        let n0 = (p.r0 as usize + r) * cols + p.c0 as usize;
+        row[..full].copy_from_slice(&payload[n0 / 2..n0 / 2 + full]);
+        let last = (n0 + ncols - 1) / 2;
+        row[full] = (payload[last] & 0xf) | (row[full] & 0xf0);
+    }
+    s.push(p.base, total, 1, Src::Merged { start: 0 });
+    true
+}
+
+/// Commit the block's writes: staged (one transaction) when a write is
+/// masked or the scratch asks for it, else directly.
+pub(crate) fn commit<M: AddressSpace, T: TraceSink>(
+    m: &State,
+    s: &mut Scratch,
+    mem: &mut M,
+    trace: &mut T,
+) -> Result<(), Fault> {
+    let masked = s.pieces.iter().any(|p| matches!(p.src, Src::Masked { .. }));
+    if s.staged_only || masked {
+        return commit_staged(m, s, mem, trace);
+    }
+    match s.pieces.as_slice() {
+        [p] => mem.store(p.addr, s.bytes(m, p), p.align, trace),
+        pieces if pieces.len() <= 8 => {
+            let mut spans: [(u64, &[u8], u64); 8] = [(0, &[], 1); 8];
+            for (d, p) in spans.iter_mut().zip(pieces) {
+                *d = (p.addr, s.bytes(m, p), p.align);
+            }
+            mem.store_spans(&spans[..pieces.len()], trace)
+        }
+        pieces => {
+            let spans: Vec<(u64, &[u8], u64)> = pieces
+                .iter()
+                .map(|p| (p.addr, s.bytes(m, p), p.align))
+                .collect();
+            mem.store_spans(&spans, trace)
+        }
+    }
+}
+
+/// Every write into one transaction, probed whole and committed.
+fn commit_staged<M: AddressSpace, T: TraceSink>(
+    m: &State,
+    s: &mut Scratch,
+    mem: &mut M,
+    trace: &mut T,
+) -> Result<(), Fault> {
+    let mut tx = std::mem::take(&mut s.tx);
+    tx.clear();
+    for p in &s.pieces {
+        match p.src {
+            Src::Masked { start, mask } => tx.write_masked(
+                p.addr,
+                &s.data[start..start + p.len],
+                &s.mask[mask..mask + p.len],
+            ),
+            _ => tx.write_aligned(p.addr, s.bytes(m, p), p.align),
+        }
+    }
+    let done = mem.commit(&tx, trace);
+    s.tx = tx;
+    done
+}
+
 /// Map a memory fault to the pto fault of the element it hit.
-pub fn map_fault(f: &Fault, bits: u32) -> PtoFault {
+pub(crate) fn map_fault(f: &Fault, bits: u32) -> PtoFault {
     let eb = (bits / 8).max(1) as u64;
-    let (kind, rule, addr) = match f.kind {
+    let (rule, addr) = match f.kind {
         MemFault::Misaligned { .. } | MemFault::AddressOverflow { .. } => {
-            (FaultKind::DataAlignment, Rule::ElementAlignment, f.addr)
+            (Rule::ElementAlignment, f.addr)
         }
-        MemFault::Unmapped | MemFault::ReadOnly => {
-            (FaultKind::DataPage, Rule::ElementPage, f.addr - f.addr % eb)
-        }
+        MemFault::Unmapped | MemFault::ReadOnly => (Rule::ElementPage, f.addr - f.addr % eb),
         MemFault::AllocationCap { .. } => {
             return PtoFault {
-                kind: FaultKind::DataPage,
+                kind: FaultKind::AllocationCap,
                 rule: Rule::ElementPage,
                 address: Some(f.addr),
                 message: f.to_string(),
-                cap: true,
             }
         }
     };
@@ -984,112 +768,125 @@ pub fn map_fault(f: &Fault, bits: u32) -> PtoFault {
         _ if f.addr == addr => format!("element at {addr:#x} is not mapped"),
         _ => format!("element at {addr:#x}: byte {:#x} is not mapped", f.addr),
     };
-    PtoFault {
-        kind,
-        rule,
-        address: Some(addr),
-        message: format!("{why} [{}]", rule.name()),
-        cap: false,
+    PtoFault::new(rule, Some(addr), format!("{why} [{}]", rule.name()))
+}
+
+/// One slot of a program: a word, or a word that did not decode.
+pub(crate) trait Slot: Sized {
+    /// The word, or why it did not decode.
+    fn word(&self) -> Result<&Word, &DecodeError>;
+    /// The block as words, when every slot is one by its type.
+    fn words(block: &[Self]) -> Option<&[Word]>;
+}
+
+impl Slot for Word {
+    fn word(&self) -> Result<&Word, &DecodeError> {
+        Ok(self)
+    }
+    fn words(block: &[Word]) -> Option<&[Word]> {
+        Some(block)
     }
 }
 
-/// Execute one block: zero mask, structure, legality, preflight, store.
-pub fn run_block<M: AddressSpace, T: TraceSink>(
-    m: &Machine,
-    words: &[Result<Word, FieldError>],
+impl Slot for Result<Word, DecodeError> {
+    fn word(&self) -> Result<&Word, &DecodeError> {
+        self.as_ref()
+    }
+    fn words(_: &[Self]) -> Option<&[Word]> {
+        None
+    }
+}
+
+/// Execute one block: decode, zero mask, structure, legality, readiness,
+/// per-PE legality, then the writes (preflighted whole).
+pub(crate) fn run_block<W: Slot, M: AddressSpace, T: TraceSink>(
+    m: &State,
+    block: &[W],
     mem: &mut M,
     s: &mut Scratch,
     trace: &mut T,
-) -> BlockResult {
-    for (i, w) in words.iter().enumerate() {
-        if let Err(e) = w {
-            return BlockResult::Fault(PtoFault {
-                kind: FaultKind::IllegalInstruction,
-                rule: Rule::Decode,
-                address: None,
-                message: format!("word {i}: {} (field {}) [decode]", e.message, e.field),
-                cap: false,
-            });
+) -> Result<Step, PtoFault> {
+    if let Some(Ok(Word::Bstart { tload: true, .. })) = block.first().map(Slot::word) {
+        return Ok(Step::Unsupported(
+            "BSTART.TLOAD blocks decode, but this model executes and validates TSTORE only".into(),
+        ));
+    }
+    if let Some(words) = W::words(block) {
+        return run_words(m, words, mem, s, trace);
+    }
+    let mut words = std::mem::take(&mut s.words);
+    words.clear();
+    for (i, w) in block.iter().enumerate() {
+        match w.word() {
+            Ok(w) => words.push(*w),
+            Err(e) => {
+                s.words = words;
+                return Err(PtoFault::new(
+                    Rule::Decode,
+                    None,
+                    format!(
+                        "word {i}: {} (field {}) [decode]",
+                        e.message,
+                        crate::word::failing_field(e)
+                    ),
+                ));
+            }
         }
     }
-    if first_pemode(words) == Some(0) {
-        return BlockResult::NoOp;
-    }
-    let words: Vec<Word> = words
-        .iter()
-        .map(|w| *w.as_ref().expect("checked"))
-        .collect();
-    run_words(m, &words, mem, s, trace)
+    let done = run_words(m, &words, mem, s, trace);
+    s.words = words;
+    done
 }
 
-/// Execute an already decoded block (no zero-mask shortcut for undecodable words).
-pub fn run_words<M: AddressSpace, T: TraceSink>(
-    m: &Machine,
+/// Execute a decoded block.
+fn run_words<M: AddressSpace, T: TraceSink>(
+    m: &State,
     words: &[Word],
     mem: &mut M,
     s: &mut Scratch,
     trace: &mut T,
-) -> BlockResult {
-    if words.iter().find_map(|w| match w {
-        Word::Iot { pemode, .. } | Word::Ios { pemode, .. } => Some(*pemode),
-        _ => None,
-    }) == Some(0)
-    {
-        return BlockResult::NoOp;
+) -> Result<Step, PtoFault> {
+    if first_pemode(words) == Some(0) {
+        return Ok(Step::NoOp);
     }
     let (h, v) = check_structure(words);
     if let Some(v) = v.into_iter().next() {
-        return BlockResult::Fault(PtoFault::of(v));
+        return Err(v.fault());
     }
     let h = h.expect("no structure violation means a header");
     if let Some(v) = check_static(&h).into_iter().next() {
-        return BlockResult::Fault(PtoFault::of(v));
+        return Err(v.fault());
     }
     let mut plans = std::mem::take(&mut s.plans);
-    match plan_block(m, &h, &mut plans) {
-        Err(f) => {
-            s.plans = plans;
-            return BlockResult::Fault(f);
-        }
-        Ok(Err(p)) => {
-            s.plans = plans;
-            return BlockResult::Pending(p);
-        }
-        Ok(Ok(())) => {}
-    }
-    let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(8);
-    let direct = if s.staged_only {
-        None
-    } else {
-        store_direct(m, &plans, s, mem, trace)
-    };
-    let done = match direct {
-        Some(r) => {
-            s.direct += 1;
-            r
-        }
-        None => {
-            s.tx.clear();
-            let sole = plans.len() == 1;
-            for p in &plans {
-                emit(m, p, s, mem, sole);
-            }
-            mem.commit(&s.tx, trace)
-        }
-    };
+    let planned = plan_block(m, &h, &mut plans);
     s.plans = plans;
-    match done {
-        Ok(()) => BlockResult::Ok,
+    match planned {
+        Planned::Ready => {}
+        Planned::Pending(why) => return Ok(Step::Pending(why)),
+        Planned::Fault(f) => return Err(f),
+    }
+    plan_writes(m, s, mem);
+    let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(8);
+    match commit(m, s, mem, trace) {
+        Ok(()) => Ok(Step::Stored),
         Err(f) => {
-            let mut pf = map_fault(&f, bits);
-            if let (false, Some(a)) = (pf.cap, pf.address) {
-                if let Some((pe, r, c)) = locate(&s.plans, a) {
-                    pf.message = format!("PE{pe} element ({r}, {c}): {}", pf.message);
+            let pf = map_fault(&f, bits);
+            match pf.address.and_then(|a| locate(&s.plans, a)) {
+                Some((pe, r, c)) if pf.kind != FaultKind::AllocationCap => {
+                    Err(pf.prefixed(format_args!("PE{pe} element ({r}, {c})")))
                 }
+                _ => Err(pf),
             }
-            BlockResult::Fault(pf)
         }
     }
+}
+
+/// The first source binding's PEMode (for the zero-mask rule).
+fn first_pemode(words: &[Word]) -> Option<u8> {
+    words.iter().find_map(|w| match w {
+        Word::Iot { pemode, .. } | Word::Ios { pemode, .. } => Some(*pemode),
+        _ => None,
+    })
 }
 
 /// The first element (PE, source row, source column), in store order, at `addr`.
@@ -1104,11 +901,11 @@ fn locate(plans: &[Plan], addr: u64) -> Option<(usize, u32, u32)> {
 }
 
 /// Split a word stream into blocks: each ends after BSTOP/C.BSTOP (or at the end).
-pub fn segments(words: &[Result<Word, FieldError>]) -> Vec<Range<usize>> {
+pub(crate) fn segments<W: Slot>(words: &[W]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     for (i, w) in words.iter().enumerate() {
-        if matches!(w, Ok(w) if w.is_stop()) {
+        if w.word().is_ok_and(|w| w.is_stop()) {
             out.push(start..i + 1);
             start = i + 1;
         }

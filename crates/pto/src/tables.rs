@@ -1,29 +1,48 @@
 //! Every fact the pto model relies on, as tables with provenance. The decoder,
-//! encoder, printer, parser, executor, `explain` and the docs all read these.
+//! encoder, printer, assembler, executor, `explain`, `validate`, `lint` and the
+//! docs all read these; nothing else writes an encoding, a code, a name or a
+//! limit down.
 //!
-//! Source: `shared/spec/001_50ebca8c89ff63c2.txt` (pto-spec 0.58.5, TSTORE page) and
-//! its supplement `shared/spec/pto.md` (§ numbers below refer to the supplement).
+//! Source: pto-spec 0.58.5, the TSTORE page
+//! (`asl/tile/memory-and-data-movement/regular/TSTORE.asl`) and the block
+//! command files it names (`asl/block/**`). Section names below are those of
+//! docs/pto.md, which renders these tables.
 
+use xstore_core::bits::Bits;
+use xstore_core::rules::CheckDef;
 use xstore_core::Provenance;
 
-/// The supplement's facts carry this tag: read from the specification's files.
+/// Facts read from the specification's files carry this tag.
 pub const SPEC: Provenance = Provenance::OBSERVED_HIGH;
 /// Worked encodings derived from the field tables.
 pub const DERIVED: Provenance = Provenance::INFERRED_HIGH;
 
+/// A decimal index written inside a name (`T#12`, `S7`, `LB0`, `L30`, `pe3`,
+/// `reserved(15)`): ASCII digits only, read by the project's number rule
+/// (`xstore_core::num`, so no leading zero), at most `max`.
+pub fn name_index(digits: &str, max: u64) -> Option<u64> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    xstore_core::num::parse_u64(digits, max)
+}
+
 // ---------------------------------------------------------------------------
-// Data types (pto.md §2)
+// Data types (docs/pto.md, "Data types")
 // ---------------------------------------------------------------------------
 
 /// One 5-bit DataType code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DType {
+    /// The code.
     pub code: u8,
+    /// Its name, as the assembler reads it and the printer writes it.
     pub name: &'static str,
     /// Element width in bits (0 for DTYPE_NONE).
     pub bits: u32,
     /// Usable by the CUBE form (not 64-bit, not HiF4X2).
     pub cube: bool,
+    /// How well the row is known.
     pub prov: Provenance,
 }
 
@@ -70,6 +89,7 @@ pub static DTYPES: &[DType] = &[
 /// The code B.DATR uses for "no data type" (CUBE form).
 pub const DTYPE_NONE: u8 = 31;
 
+/// The row of an assigned code.
 pub fn dtype(code: u8) -> Option<&'static DType> {
     DTYPES.iter().find(|d| d.code == code)
 }
@@ -79,6 +99,7 @@ pub fn dtype_storable(code: u8) -> Option<&'static DType> {
     dtype(code).filter(|d| d.bits != 0)
 }
 
+/// The row named `name` (any case).
 pub fn dtype_by_name(name: &str) -> Option<&'static DType> {
     DTYPES.iter().find(|d| d.name.eq_ignore_ascii_case(name))
 }
@@ -86,10 +107,11 @@ pub fn dtype_by_name(name: &str) -> Option<&'static DType> {
 /// `reserved(N)` for a reserved code N (the printer's spelling of one).
 pub fn reserved_dtype_by_name(name: &str) -> Option<u8> {
     let n = name.strip_prefix("reserved(")?.strip_suffix(')')?;
-    let v: u8 = n.parse().ok()?;
-    (v < 32 && dtype(v).is_none()).then_some(v)
+    let v = name_index(n, 31)? as u8;
+    dtype(v).is_none().then_some(v)
 }
 
+/// The printed name of a code: its row's name, or `reserved(N)`.
 pub fn dtype_name(code: u8) -> String {
     dtype(code)
         .map(|d| d.name.to_string())
@@ -97,33 +119,94 @@ pub fn dtype_name(code: u8) -> String {
 }
 
 // ---------------------------------------------------------------------------
-// GPR selectors (pto.md §1)
+// GPR selectors (docs/pto.md, "GPR selectors")
 // ---------------------------------------------------------------------------
 
-/// Selector 0..=23 → name. 24..=31 are illegal.
-pub static GPRS: [&str; 24] = [
+/// The GPRs of a PE: selectors `0..GPR_COUNT` have names; every other value
+/// of a 5-bit selector field is illegal.
+pub const GPR_COUNT: usize = 24;
+
+/// Selector → name.
+pub static GPRS: [&str; GPR_COUNT] = [
     "zero", "sp", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra", "s0", "s1", "s2", "s3",
     "s4", "s5", "s6", "s7", "s8", "x0", "x1", "x2", "x3",
 ];
+/// Provenance of the GPR names.
 pub const GPR_PROV: Provenance = SPEC;
 
+/// The selector named `name` (any case).
 pub fn gpr_by_name(name: &str) -> Option<u8> {
     GPRS.iter()
         .position(|g| g.eq_ignore_ascii_case(name))
         .map(|i| i as u8)
 }
 
+/// The names in short, e.g. `zero, sp, a0..a7, ra, s0..s8, x0..x3` (runs of
+/// one letter with consecutive numbers written as ranges).
+pub fn gpr_summary() -> String {
+    let split = |g: &'static str| {
+        let d = g.find(|c: char| c.is_ascii_digit()).unwrap_or(g.len());
+        (&g[..d], g[d..].parse::<u32>().ok())
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < GPRS.len() {
+        let (p, n) = split(GPRS[i]);
+        let mut j = i;
+        while let (Some(n), Some(&next)) = (n, GPRS.get(j + 1)) {
+            if split(next) != (p, Some(n + (j + 1 - i) as u32)) {
+                break;
+            }
+            j += 1;
+        }
+        out.push(if j > i {
+            format!("{}..{}", GPRS[i], GPRS[j])
+        } else {
+            GPRS[i].to_string()
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// What a GPR selector may be, for messages: `a selector 0..23 (zero, …)`.
+pub fn gpr_expected() -> String {
+    format!("a selector 0..{} ({})", GPR_COUNT - 1, gpr_summary())
+}
+
+/// The codes of `codes` (ascending) written in short: `0..14, 16..20, 31`.
+pub fn code_ranges(codes: impl IntoIterator<Item = u8>) -> String {
+    let mut runs: Vec<(u8, u8)> = Vec::new();
+    for c in codes {
+        match runs.last_mut() {
+            Some((_, hi)) if *hi + 1 == c => *hi = c,
+            _ => runs.push((c, c)),
+        }
+    }
+    runs.iter()
+        .map(|&(lo, hi)| match hi - lo {
+            0 => lo.to_string(),
+            1 => format!("{lo}, {hi}"),
+            _ => format!("{lo}..{hi}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 // ---------------------------------------------------------------------------
-// PEMode (pto.md §1)
+// PEMode (docs/pto.md, "PEMode")
 // ---------------------------------------------------------------------------
 
 /// PEMode 0..=7 → the 4-bit PE mask (bit 3 = PE0 … bit 0 = PE3).
 pub static PEMODES: [u8; 8] = [
     0b0000, 0b1000, 0b0100, 0b0010, 0b0001, 0b1100, 0b1110, 0b1111,
 ];
+/// Provenance of the PEMode table.
 pub const PEMODE_PROV: Provenance = SPEC;
+/// PEs per core.
 pub const NUM_PES: usize = 4;
 
+/// The PEMode encoding a 4-bit mask, if any does.
 pub fn pemode_for_mask(mask: u8) -> Option<u8> {
     PEMODES.iter().position(|&m| m == mask).map(|i| i as u8)
 }
@@ -133,6 +216,7 @@ pub fn pe_selected(pemode: u8, pe: usize) -> bool {
     PEMODES[pemode as usize & 7] & (0b1000 >> pe) != 0
 }
 
+/// The mask of a PEMode as four binary digits (PE0 first).
 pub fn mask_text(pemode: u8) -> String {
     format!("{:04b}", PEMODES[pemode as usize & 7])
 }
@@ -147,13 +231,15 @@ pub fn encodable_masks() -> String {
 }
 
 // ---------------------------------------------------------------------------
-// Tile register names (pto.md §1: SrcTile0 codes)
+// Tile register names (docs/pto.md, "Local tile codes": B.IOT SrcTile0)
 // ---------------------------------------------------------------------------
 
+/// The four banks of 16 Local tile registers, codes 0..15, 16..31, 32..47, 48..63.
 pub static TILE_BANKS: [char; 4] = ['T', 'U', 'M', 'N'];
+/// Provenance of the tile names.
 pub const TILE_NAME_PROV: Provenance = SPEC;
 
-/// Code 0..=63 → `T#1`…`N#16` (direct code → index mapping, pto.md §5).
+/// Code 0..=63 → `T#1`…`N#16` (the direct code → index mapping: see "Decisions").
 pub fn tile_name(code: u8) -> String {
     format!(
         "{}#{}",
@@ -169,15 +255,18 @@ pub fn tile_by_name(s: &str) -> Option<u8> {
     let b = TILE_BANKS.iter().position(|&c| c == bank)?;
     let rest = ch.as_str();
     let rest = rest.strip_prefix('#').unwrap_or(rest);
-    if rest.is_empty() || !rest.bytes().all(|c| c.is_ascii_digit()) || rest.len() > 2 {
-        return None;
-    }
-    let n: u8 = rest.parse().ok()?;
-    (1..=16).contains(&n).then(|| (b as u8) * 16 + n - 1)
+    let n = name_index(rest, 16)? as u8;
+    (n >= 1).then(|| (b as u8) * 16 + n - 1)
+}
+
+/// `S0` … `S63` → Shared tile id.
+pub fn shared_by_name(s: &str) -> Option<u8> {
+    let n = s.strip_prefix(['S', 's'])?;
+    name_index(n, SHARED_TILES as u64 - 1).map(|n| n as u8)
 }
 
 // ---------------------------------------------------------------------------
-// B.DATR layouts (pto.md §4, §5)
+// B.DATR layouts (docs/pto.md, "B.DATR layouts")
 // ---------------------------------------------------------------------------
 
 /// How an assigned B.DATR Layout code acts on TSTORE.
@@ -193,10 +282,15 @@ pub enum LayoutUse {
     Inapplicable,
 }
 
+/// One assigned B.DATR Layout code.
 pub struct DatrLayout {
+    /// The code.
     pub code: u8,
+    /// Its name.
     pub name: &'static str,
+    /// What TSTORE does with it.
     pub usage: LayoutUse,
+    /// How well the row is known.
     pub prov: Provenance,
 }
 
@@ -234,44 +328,58 @@ pub static DATR_LAYOUTS: &[DatrLayout] = &[
     lay(30, "NZ2ZN", LayoutUse::Inapplicable),
 ];
 
+/// The row of an assigned Layout code.
 pub fn datr_layout(code: u8) -> Option<&'static DatrLayout> {
     DATR_LAYOUTS.iter().find(|l| l.code == code)
 }
 
+/// The printed name of a Layout code: its row's name, or `L<n>`.
 pub fn datr_layout_name(code: u8) -> String {
     datr_layout(code)
         .map(|l| l.name.to_string())
         .unwrap_or_else(|| format!("L{code}"))
 }
 
+/// A Layout code by name (any case) or as `L<n>` (any 5-bit code).
 pub fn datr_layout_by_name(s: &str) -> Option<u8> {
     if let Some(l) = DATR_LAYOUTS.iter().find(|l| l.name.eq_ignore_ascii_case(s)) {
         return Some(l.code);
     }
-    let n = s.strip_prefix('L').or_else(|| s.strip_prefix('l'))?;
-    let v: u8 = n.parse().ok()?;
-    (v < 32).then_some(v)
+    let n = s.strip_prefix(['L', 'l'])?;
+    name_index(n, 31).map(|v| v as u8)
+}
+
+/// The assigned Layout codes in short, for messages.
+pub fn datr_layouts_assigned() -> String {
+    code_ranges(DATR_LAYOUTS.iter().map(|l| l.code))
 }
 
 // ---------------------------------------------------------------------------
-// Tile layouts and CUBE geometry (pto.md §3)
+// Tile layouts and CUBE geometry (docs/pto.md, "CUBE cells")
 // ---------------------------------------------------------------------------
 
+/// A tile descriptor's layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TileLayout {
+    /// Row-major (ordinary and Shared sources).
     RowMajor,
+    /// CUBE_M32.
     CubeM32,
+    /// CUBE_M16.
     CubeM16,
+    /// CUBE_N8.
     CubeN8,
 }
 
 impl TileLayout {
+    /// Every layout, in the order of the scenario key's values.
     pub const ALL: [TileLayout; 4] = [
         TileLayout::RowMajor,
         TileLayout::CubeM32,
         TileLayout::CubeM16,
         TileLayout::CubeN8,
     ];
+    /// The scenario key's value (`row_major`, `cube_m32`, …).
     pub fn key(self) -> &'static str {
         match self {
             TileLayout::RowMajor => "row_major",
@@ -280,22 +388,41 @@ impl TileLayout {
             TileLayout::CubeN8 => "cube_n8",
         }
     }
+    /// The layout of a scenario key's value.
     pub fn parse(s: &str) -> Option<TileLayout> {
         Self::ALL.into_iter().find(|l| l.key() == s)
     }
+    /// Every scenario key value, for messages.
+    pub fn keys() -> String {
+        Self::ALL.map(|l| l.key()).join(", ")
+    }
+    /// Whether the layout is one of the CUBE layouts.
     pub fn is_cube(self) -> bool {
         self != TileLayout::RowMajor
     }
 }
 
-/// One CUBE cell: 128 bytes, `rows` × `cols` elements.
+/// One CUBE cell: `rows` × `cols` elements of `bits` each (128 bytes: a
+/// test checks every row).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CubeCell {
+    /// The CUBE layout.
     pub layout: TileLayout,
+    /// The element width.
     pub bits: u32,
+    /// Rows of one cell.
     pub rows: u32,
+    /// Columns of one cell.
     pub cols: u32,
+    /// How well the row is known.
     pub prov: Provenance,
+}
+
+impl CubeCell {
+    /// The bytes of one cell.
+    pub fn bytes(&self) -> u64 {
+        self.rows as u64 * self.cols as u64 * self.bits as u64 / 8
+    }
 }
 
 const fn cell(layout: TileLayout, bits: u32, rows: u32, cols: u32) -> CubeCell {
@@ -308,8 +435,7 @@ const fn cell(layout: TileLayout, bits: u32, rows: u32, cols: u32) -> CubeCell {
     }
 }
 
-pub const CUBE_CELL_BYTES: u32 = 128;
-
+/// The cell geometry of every CUBE layout and element width.
 pub static CUBE_CELLS: &[CubeCell] = &[
     cell(TileLayout::CubeN8, 32, 4, 8),
     cell(TileLayout::CubeN8, 16, 8, 8),
@@ -325,6 +451,7 @@ pub static CUBE_CELLS: &[CubeCell] = &[
     cell(TileLayout::CubeM16, 4, 16, 16),
 ];
 
+/// The cell of a layout and element width, if the layout has one for it.
 pub fn cube_cell(layout: TileLayout, bits: u32) -> Option<&'static CubeCell> {
     CUBE_CELLS
         .iter()
@@ -339,83 +466,110 @@ pub fn m16_b4_slot(c: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------
-// Faults (pto.md §4)
+// Faults (docs/pto.md, "Faults")
 // ---------------------------------------------------------------------------
 
+/// What ends a block with a fault. Each kind's stable name and code are in
+/// its [`FAULTS`] row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FaultKind {
+    /// A command word that does not decode.
     IllegalInstruction,
+    /// A malformed block.
     BundleControl,
+    /// An illegal descriptor, data type, geometry or attribute.
     TileLegality,
+    /// The Local source tile is not allocated.
     TileAllocation,
+    /// A misaligned element address.
     DataAlignment,
+    /// An element byte not mapped or not writable.
     DataPage,
+    /// Not architectural: the block would pass the model's allocation cap.
+    AllocationCap,
 }
 
+/// One fault kind's row.
 pub struct FaultDef {
+    /// The kind.
     pub kind: FaultKind,
+    /// Its stable name (what `run` prints, and `[expect] fault` matches).
     pub name: &'static str,
-    pub code: u32,
+    /// The pto fault code, where the architecture has one.
+    pub code: Option<u32>,
+    /// When it happens.
     pub meaning: &'static str,
+    /// How well the row is known.
     pub prov: Provenance,
 }
 
+/// Every fault kind's row.
 pub static FAULTS: &[FaultDef] = &[
     FaultDef {
         kind: FaultKind::IllegalInstruction,
         name: "IllegalInstruction",
-        code: 4,
+        code: Some(4),
         meaning: "a command word that does not decode (unknown, reserved code, nonzero must-be-zero bits)",
         prov: SPEC,
     },
     FaultDef {
         kind: FaultKind::BundleControl,
         name: "BundleControl",
-        code: 5,
+        code: Some(5),
         meaning: "malformed block: binding stream structure",
         prov: SPEC,
     },
     FaultDef {
         kind: FaultKind::TileLegality,
         name: "TileLegality",
-        code: 5,
+        code: Some(5),
         meaning: "descriptor, dtype, definedness, geometry or B.DATR applicability",
         prov: SPEC,
     },
     FaultDef {
         kind: FaultKind::TileAllocation,
         name: "TileAllocation",
-        code: 5,
+        code: Some(5),
         meaning: "the named Local source tile is not allocated in a selected PE",
         prov: SPEC,
     },
     FaultDef {
         kind: FaultKind::DataAlignment,
         name: "DataAlignment",
-        code: 34,
+        code: Some(34),
         meaning: "element address not a multiple of the element size",
         prov: SPEC,
     },
     FaultDef {
         kind: FaultKind::DataPage,
         name: "DataPage",
-        code: 35,
+        code: Some(35),
         meaning: "element byte not mapped or not writable",
         prov: SPEC,
+    },
+    FaultDef {
+        kind: FaultKind::AllocationCap,
+        name: "allocation_cap",
+        code: None,
+        meaning: "not architectural: committing the block would pass the model's allocation cap (`--mem-cap`); `run` reports it as a resource error",
+        prov: Provenance::Assumed,
     },
 ];
 
 impl FaultKind {
+    /// The kind's row.
     pub fn def(self) -> &'static FaultDef {
         FAULTS
             .iter()
             .find(|f| f.kind == self)
             .expect("every kind has a row")
     }
+    /// The stable name.
     pub fn name(self) -> &'static str {
         self.def().name
     }
-    pub fn code(self) -> u32 {
+    /// The pto fault code, if the kind has one.
+    pub fn code(self) -> Option<u32> {
         self.def().code
     }
 }
@@ -424,7 +578,10 @@ impl FaultKind {
 // Rules (block checker, legality), each with its fault kind
 // ---------------------------------------------------------------------------
 
+/// A rule of the block checker, of legality, or of the memory preflight.
+/// Each has one [`RULES`] row with its stable name and fault kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)] // each variant is documented by its RULES row
 pub enum Rule {
     Decode,
     BlockDelimited,
@@ -453,16 +610,32 @@ pub enum Rule {
     ElementPage,
 }
 
+/// One rule's row.
 pub struct RuleDef {
+    /// The rule.
     pub rule: Rule,
-    pub name: &'static str,
+    /// The check `validate` reports for it: the rule's stable name and its
+    /// provenance.
+    pub check: CheckDef,
+    /// The fault a block breaking it ends with.
     pub kind: FaultKind,
     /// Whether `validate` checks it from the block's bytes alone.
     pub is_static: bool,
+    /// What the rule says.
     pub text: &'static str,
     /// Where pto-spec states the rule (file and part of its contract), or "this model".
     pub source: &'static str,
-    pub prov: Provenance,
+}
+
+impl RuleDef {
+    /// The rule's stable name, e.g. `single_ior`.
+    pub fn name(&self) -> &'static str {
+        self.check.name
+    }
+    /// How well the rule is known.
+    pub fn prov(&self) -> Provenance {
+        self.check.provenance
+    }
 }
 
 const fn rule(
@@ -472,16 +645,15 @@ const fn rule(
     is_static: bool,
     text: &'static str,
     source: &'static str,
-    prov: Provenance,
+    provenance: Provenance,
 ) -> RuleDef {
     RuleDef {
         rule,
-        name,
+        check: CheckDef { name, provenance },
         kind,
         is_static,
         text,
         source,
-        prov,
     }
 }
 
@@ -490,7 +662,7 @@ use FaultKind as K;
 /// themselves is irrelevant (each word is checked in turn); structure comes before legality.
 pub static RULES: &[RuleDef] = &[
     rule(Rule::Decode, "decode", K::IllegalInstruction, true,
-        "every word decodes: no reserved code (B.DATR DataType or Layout, B.IOS SizeCode 13-15, LoopNest 3, SubviewSizeCode), no GPR selector 24-31, no nonzero must-be-zero bit",
+        "every word decodes: no reserved code (B.DATR DataType or Layout, B.IOS SizeCode 13-15, LoopNest 3, SubviewSizeCode), no GPR selector without a name, no nonzero must-be-zero bit",
         "each command's encoding and exceptions (asl/block/attributes/*.asl, asl/block/operands/*.asl)", SPEC),
     rule(Rule::BlockDelimited, "block_delimited", K::BundleControl, true,
         "a block starts with BSTART, ends with BSTOP or C.BSTOP, and holds no other BSTART",
@@ -567,15 +739,18 @@ pub static RULES: &[RuleDef] = &[
 ];
 
 impl Rule {
+    /// The rule's row.
     pub fn def(self) -> &'static RuleDef {
         RULES
             .iter()
             .find(|r| r.rule == self)
             .expect("every rule has a row")
     }
+    /// The rule's stable name.
     pub fn name(self) -> &'static str {
-        self.def().name
+        self.def().name()
     }
+    /// The fault a block breaking it ends with.
     pub fn kind(self) -> FaultKind {
         self.def().kind
     }
@@ -586,29 +761,43 @@ impl Rule {
 }
 
 // ---------------------------------------------------------------------------
-// Command formats (pto.md §1)
+// Command formats (docs/pto.md, "Commands and words")
 // ---------------------------------------------------------------------------
 
 /// Which command a format row encodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// `BSTART.TSTORE`: opens a TSTORE block (TLSU function 1).
     BstartTstore,
+    /// `BSTART.TLOAD`: opens a TLOAD block (TLSU function 0); decoded, not executed.
     BstartTload,
+    /// `B.DATR`: the block's data attributes (layout, data type, modes).
     Datr,
+    /// `B.DIM … ->LB0`.
     Dim0,
+    /// `B.DIM … ->LB1`.
     Dim1,
+    /// `B.DIM … ->LB2`.
     Dim2,
+    /// `C.B.DIMI`: a 16-bit immediate loop bound.
     Dimi,
+    /// `B.IOR`: base and stride GPRs.
     Ior,
+    /// `B.IOT`: the Local source tile binding.
     Iot,
+    /// `B.IOS`: the Shared source tile binding.
     Ios,
+    /// `B.SUBVIEW`: a view of the Shared source.
     Subview,
+    /// `BSTOP`: closes the block.
     Bstop,
+    /// `C.BSTOP`: the 16-bit form of `BSTOP`.
     CBstop,
 }
 
 /// A named value of a command (the split B.DIM immediate is one value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)] // each variant is the value of the field rows that name it
 pub enum Fk {
     DataType,
     CMode,
@@ -635,128 +824,246 @@ pub enum Fk {
     SubSize,
 }
 
-pub const NUM_FK: usize = 23;
+/// The number of [`Fk`] values (the length of a value array).
+pub const NUM_FK: usize = Fk::SubSize as usize + 1;
+
+/// A command's values, indexed by [`Fk`] (a value the command lacks is 0).
+pub type Values = [u32; NUM_FK];
+
+/// The value kinds that select a GPR.
+pub const GPR_FIELDS: [Fk; 5] = [
+    Fk::RegSrc,
+    Fk::RegDst,
+    Fk::RegSrc0,
+    Fk::RegSrc1,
+    Fk::RegSrc2,
+];
 
 /// How a bit range of a format is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
-    /// A value field; `vlo` is the bit of the value the field's low bit holds.
+    /// A value field; the `u8` is the bit of the value the field's low bit holds.
     Value(Fk, u8),
     /// Must be zero; a nonzero value is rejected naming the field.
     Zero,
-    /// Fixed bits that identify the command (opcode, function).
-    Fixed,
+    /// Fixed bits that identify the command (opcode, function), with their value.
+    Fixed(u32),
 }
 
+/// One bit range of a command format.
 #[derive(Debug, Clone, Copy)]
 pub struct FieldDef {
+    /// The field's name, as `explain` and decode errors show it.
     pub name: &'static str,
-    pub hi: u8,
-    pub lo: u8,
+    /// The field's bits in the word.
+    pub bits: Bits,
+    /// Value, must-be-zero or fixed.
     pub part: Part,
+    /// What the field means.
     pub meaning: &'static str,
 }
 
 impl FieldDef {
-    pub fn mask(&self) -> u32 {
-        let w = (self.hi - self.lo + 1) as u32;
-        (if w == 32 { u32::MAX } else { (1u32 << w) - 1 }) << self.lo
+    /// The field's bits as a mask of the word.
+    pub const fn mask(&self) -> u32 {
+        self.bits.mask() as u32
     }
-    pub fn get(&self, word: u32) -> u32 {
-        (word & self.mask()) >> self.lo
+    /// The field's value in `word`.
+    pub const fn get(&self, word: u32) -> u32 {
+        self.bits.get(word as u64) as u32
+    }
+    /// Whether the field holds a part of value `k`.
+    pub fn holds(&self, k: Fk) -> bool {
+        matches!(self.part, Part::Value(x, _) if x == k)
     }
 }
 
+/// One command encoding: its fields cover every bit of the word once; the
+/// identifying mask and match are derived from them (the fixed and
+/// must-be-zero fields), never written beside them.
 #[derive(Debug)]
 pub struct Format {
+    /// The command.
     pub op: Op,
+    /// Its mnemonic (the one place the assembler, printer and docs read it from).
     pub mnemonic: &'static str,
     /// 16 or 32.
     pub width: u32,
-    pub mask: u32,
-    pub matches: u32,
+    /// The bit ranges, most significant first.
     pub fields: &'static [FieldDef],
-    pub syntax: &'static str,
+    /// The canonical operands, as the docs and error messages show them.
+    pub operands: &'static str,
+    /// The source's own spelling of the operands, where it differs.
+    pub source_operands: Option<&'static str>,
+    /// How well the encoding is known.
     pub prov: Provenance,
+    mask: u32,
+    matches: u32,
+    key: u32,
 }
 
-const fn v(name: &'static str, hi: u8, lo: u8, fk: Fk, meaning: &'static str) -> FieldDef {
-    FieldDef {
-        name,
-        hi,
-        lo,
-        part: Part::Value(fk, 0),
-        meaning,
+impl Format {
+    /// A row; mask, match and identifying bits are derived from `fields`,
+    /// which must cover the `width` bits exactly once (checked when the
+    /// table is compiled).
+    const fn new(
+        op: Op,
+        mnemonic: &'static str,
+        width: u32,
+        fields: &'static [FieldDef],
+        operands: &'static str,
+        source_operands: Option<&'static str>,
+    ) -> Format {
+        let full = if width == 32 {
+            u32::MAX
+        } else {
+            (1 << width) - 1
+        };
+        let (mut seen, mut mask, mut matches, mut key) = (0u32, 0u32, 0u32, 0u32);
+        let mut i = 0;
+        while i < fields.len() {
+            let fd = &fields[i];
+            let m = fd.mask();
+            assert!(seen & m == 0, "two fields of a format share a bit");
+            seen |= m;
+            match fd.part {
+                Part::Fixed(v) => {
+                    assert!(
+                        ((v as u64) << fd.bits.lo) & !(m as u64) == 0,
+                        "a fixed value wider than its field"
+                    );
+                    mask |= m;
+                    key |= m;
+                    matches |= v << fd.bits.lo;
+                }
+                Part::Zero => mask |= m,
+                Part::Value(..) => {}
+            }
+            i += 1;
+        }
+        assert!(seen == full, "a format's fields leave a bit uncovered");
+        Format {
+            op,
+            mnemonic,
+            width,
+            fields,
+            operands,
+            source_operands,
+            prov: SPEC,
+            mask,
+            matches,
+            key,
+        }
     }
+    /// The fixed and must-be-zero bits.
+    pub const fn mask(&self) -> u32 {
+        self.mask
+    }
+    /// The value of the [`Format::mask`] bits in every word of this format.
+    pub const fn matches(&self) -> u32 {
+        self.matches
+    }
+    /// The bits that identify the command (the fixed fields).
+    pub const fn key_mask(&self) -> u32 {
+        self.key
+    }
+    /// Whether `word` (of this format's width) carries this command's fixed bits.
+    pub const fn identifies(&self, word: u32) -> bool {
+        word & self.key == self.matches & self.key
+    }
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&'static FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+    /// The first field holding a part of value `k`.
+    pub fn value_field(&self, k: Fk) -> Option<&'static FieldDef> {
+        self.fields.iter().find(|f| f.holds(k))
+    }
+    /// The total width of value `k` over its fields (0 when the format lacks it).
+    pub fn value_width(&self, k: Fk) -> u32 {
+        self.fields
+            .iter()
+            .filter(|f| f.holds(k))
+            .map(|f| f.bits.width())
+            .sum()
+    }
+    /// The syntax line: mnemonic and canonical operands, and the source's
+    /// spelling where it differs.
+    pub fn syntax(&self) -> String {
+        let mut s = self.mnemonic.to_string();
+        if !self.operands.is_empty() {
+            s = format!("{s} {}", self.operands);
+        }
+        if let Some(src) = self.source_operands {
+            s = format!("{s}   (source: {} {src})", self.mnemonic);
+        }
+        s
+    }
+}
+
+const fn v(name: &'static str, hi: u32, lo: u32, fk: Fk, meaning: &'static str) -> FieldDef {
+    vs(name, hi, lo, fk, 0, meaning)
 }
 const fn vs(
     name: &'static str,
-    hi: u8,
-    lo: u8,
+    hi: u32,
+    lo: u32,
     fk: Fk,
     vlo: u8,
     meaning: &'static str,
 ) -> FieldDef {
     FieldDef {
         name,
-        hi,
-        lo,
+        bits: Bits::new(hi, lo),
         part: Part::Value(fk, vlo),
         meaning,
     }
 }
-const fn z(name: &'static str, hi: u8, lo: u8, meaning: &'static str) -> FieldDef {
+const fn z(name: &'static str, hi: u32, lo: u32, meaning: &'static str) -> FieldDef {
     FieldDef {
         name,
-        hi,
-        lo,
+        bits: Bits::new(hi, lo),
         part: Part::Zero,
         meaning,
     }
 }
-const fn f(name: &'static str, hi: u8, lo: u8, meaning: &'static str) -> FieldDef {
+const fn f(name: &'static str, hi: u32, lo: u32, value: u32, meaning: &'static str) -> FieldDef {
     FieldDef {
         name,
-        hi,
-        lo,
-        part: Part::Fixed,
+        bits: Bits::new(hi, lo),
+        part: Part::Fixed(value),
         meaning,
     }
 }
 
+/// The 32-bit opcode of a RISC-V-style command (bits 6:0).
+const fn opcode(value: u32) -> FieldDef {
+    f("opcode", 6, 0, value, "opcode")
+}
+
+/// The BSTART TLSU block header: the value of the opcode bits 19:0 (the TLSU
+/// function is in bits 24:20).
+const BSTART_HEADER: u32 = 0x11181;
+const BSTART_OPCODE: FieldDef = f(
+    "opcode",
+    19,
+    0,
+    BSTART_HEADER,
+    "BSTART TLSU block header (with the function in bits 24:20)",
+);
+const BSTART_FUNCTION: Bits = Bits::new(24, 20);
+
 const BSTART_FIELDS_TSTORE: &[FieldDef] = &[
-    v(
-        "DataType",
-        31,
-        27,
-        Fk::DataType,
-        "element data type (pto.md §2)",
-    ),
+    v("DataType", 31, 27, Fk::DataType, "element data type"),
     z("zero", 26, 25, "must be zero"),
-    f("Function", 24, 20, "TLSU function 1 = TSTORE"),
-    f(
-        "opcode",
-        19,
-        0,
-        "BSTART TLSU block header 0x11181 (with bits 24:20)",
-    ),
+    f("Function", 24, 20, 1, "TLSU function: TSTORE"),
+    BSTART_OPCODE,
 ];
 const BSTART_FIELDS_TLOAD: &[FieldDef] = &[
-    v(
-        "DataType",
-        31,
-        27,
-        Fk::DataType,
-        "element data type (pto.md §2)",
-    ),
+    v("DataType", 31, 27, Fk::DataType, "element data type"),
     z("zero", 26, 25, "must be zero"),
-    f("Function", 24, 20, "TLSU function 0 = TLOAD"),
-    f(
-        "opcode",
-        19,
-        0,
-        "BSTART TLSU block header 0x11181 (with bits 24:20)",
-    ),
+    f("Function", 24, 20, 0, "TLSU function: TLOAD"),
+    BSTART_OPCODE,
 ];
 const DATR_FIELDS: &[FieldDef] = &[
     v("CMode", 31, 29, Fk::CMode, "conversion mode"),
@@ -772,7 +1079,7 @@ const DATR_FIELDS: &[FieldDef] = &[
     ),
     z("zero", 19, 18, "must be zero"),
     v("RMode", 17, 15, Fk::RMode, "rounding mode"),
-    f("funct3", 14, 12, "B.DATR selector 1"),
+    f("funct3", 14, 12, 1, "B.DATR selector"),
     v(
         "Layout",
         11,
@@ -780,22 +1087,16 @@ const DATR_FIELDS: &[FieldDef] = &[
         Fk::Layout,
         "layout (0 NORM; 24 M322ND, 25 M162ND, 26 N82ND select CUBE)",
     ),
-    f("opcode", 6, 0, "0x23"),
+    opcode(0x23),
 ];
 macro_rules! dim_fields {
     ($n:literal) => {
         &[
             vs("uimm17[11:0]", 31, 20, Fk::Imm, 0, "immediate bits 11:0"),
-            v(
-                "RegSrc",
-                19,
-                15,
-                Fk::RegSrc,
-                "GPR added to the immediate (0..23)",
-            ),
-            f("LoopNest", 14, 12, concat!("B.DIM target LB", $n)),
+            v("RegSrc", 19, 15, Fk::RegSrc, "GPR added to the immediate"),
+            f("LoopNest", 14, 12, $n, concat!("B.DIM target LB", $n)),
             vs("uimm17[16:12]", 11, 7, Fk::Imm, 12, "immediate bits 16:12"),
-            f("opcode", 6, 0, "0x43"),
+            opcode(0x43),
         ]
     };
 }
@@ -808,7 +1109,7 @@ const DIMI_FIELDS: &[FieldDef] = &[
         "target LB0..LB2 (3 reserved)",
     ),
     v("imm8", 13, 6, Fk::Imm8, "dimension value"),
-    f("opcode", 5, 0, "0x3c"),
+    f("opcode", 5, 0, 0x3c, "opcode"),
 ];
 const IOR_FIELDS: &[FieldDef] = &[
     v(
@@ -833,7 +1134,7 @@ const IOR_FIELDS: &[FieldDef] = &[
         Fk::RegSrc0,
         "GPR holding the GM base address",
     ),
-    f("funct3", 14, 12, "B.IOR selector 0"),
+    f("funct3", 14, 12, 0, "B.IOR selector"),
     v(
         "RegDst",
         11,
@@ -841,7 +1142,7 @@ const IOR_FIELDS: &[FieldDef] = &[
         Fk::RegDst,
         "destination GPR (zero for TSTORE)",
     ),
-    f("opcode", 6, 0, "0x13"),
+    opcode(0x13),
 ];
 const IOT_FIELDS: &[FieldDef] = &[
     z("zero", 31, 26, "must be zero"),
@@ -859,10 +1160,10 @@ const IOT_FIELDS: &[FieldDef] = &[
         15,
         "0 for a source binding (the only B.IOT form TSTORE uses)",
     ),
-    f("funct3", 14, 12, "B.IOT selector 5"),
+    f("funct3", 14, 12, 5, "B.IOT selector"),
     v("PEMode", 11, 9, Fk::PEMode, "selected PEs"),
     z("zero", 8, 7, "must be zero"),
-    f("opcode", 6, 0, "0x13"),
+    opcode(0x13),
 ];
 const IOS_FIELDS: &[FieldDef] = &[
     z("zero", 31, 26, "must be zero"),
@@ -875,10 +1176,10 @@ const IOS_FIELDS: &[FieldDef] = &[
         Fk::SizeCode,
         "source (0) or destination size (1..12) code",
     ),
-    f("funct3", 14, 12, "B.IOS selector 1"),
+    f("funct3", 14, 12, 1, "B.IOS selector"),
     v("PEMode", 11, 9, Fk::PEMode, "consumer PEs"),
     z("zero", 8, 7, "must be zero"),
-    f("opcode", 6, 0, "0x13"),
+    opcode(0x13),
 ];
 const SUBVIEW_FIELDS: &[FieldDef] = &[
     v(
@@ -902,7 +1203,7 @@ const SUBVIEW_FIELDS: &[FieldDef] = &[
         Fk::RegSrc,
         "GPR with the per-PE cell offset",
     ),
-    f("funct3", 14, 12, "B.SUBVIEW selector 0"),
+    f("funct3", 14, 12, 0, "B.SUBVIEW selector"),
     z("zero", 11, 11, "must be zero"),
     v(
         "SubviewSizeCode",
@@ -911,144 +1212,117 @@ const SUBVIEW_FIELDS: &[FieldDef] = &[
         Fk::SubSize,
         "view bytes = 128 * 2^(code-1), code 1..12",
     ),
-    f("opcode", 6, 0, "0x53"),
+    opcode(0x53),
 ];
-const BSTOP_FIELDS: &[FieldDef] = &[f("opcode", 31, 0, "BSTOP 0x00000001")];
-const CBSTOP_FIELDS: &[FieldDef] = &[f("opcode", 15, 0, "C.BSTOP 0x0000")];
+const BSTOP_FIELDS: &[FieldDef] = &[f("opcode", 31, 0, 1, "BSTOP")];
+const CBSTOP_FIELDS: &[FieldDef] = &[f("opcode", 15, 0, 0, "C.BSTOP")];
 
+/// The optional B.DATR operands, in the order the printer writes them: the
+/// keyword, its value, and whether it takes `=N` (the others are flags).
+pub static DATR_OPTIONS: [(&str, Fk, bool); 5] = [
+    ("pad", Fk::Pad, true),
+    ("cmode", Fk::CMode, true),
+    ("rmode", Fk::RMode, true),
+    ("sat", Fk::Sat, false),
+    ("canon", Fk::Canon, false),
+];
+
+/// The command encodings (pto-spec 0.58.5, asl/block/**). Decoding tries them
+/// in this order; no two of one width identify the same word.
 pub static FORMATS: &[Format] = &[
-    Format {
-        op: Op::BstartTstore,
-        mnemonic: "BSTART.TSTORE",
-        width: 32,
-        mask: 0x07ff_ffff,
-        matches: 0x0011_1181,
-        fields: BSTART_FIELDS_TSTORE,
-        syntax: "BSTART.TSTORE <dtype>",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::BstartTload,
-        mnemonic: "BSTART.TLOAD",
-        width: 32,
-        mask: 0x07ff_ffff,
-        matches: 0x0001_1181,
-        fields: BSTART_FIELDS_TLOAD,
-        syntax: "BSTART.TLOAD <dtype>",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Datr,
-        mnemonic: "B.DATR",
-        width: 32,
-        mask: 0x000c_707f,
-        matches: 0x0000_1023,
-        fields: DATR_FIELDS,
-        syntax: "B.DATR <layout>, <dtype>[, pad=N][, cmode=N][, rmode=N][, sat][, canon]",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Dim0,
-        mnemonic: "B.DIM",
-        width: 32,
-        mask: 0x0000_707f,
-        matches: 0x0000_0043,
-        fields: dim_fields!("0"),
-        syntax: "B.DIM <gpr>, <uimm17>, ->LB0   (source: B.DIM LB0, <uimm17>)",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Dim1,
-        mnemonic: "B.DIM",
-        width: 32,
-        mask: 0x0000_707f,
-        matches: 0x0000_1043,
-        fields: dim_fields!("1"),
-        syntax: "B.DIM <gpr>, <uimm17>, ->LB1",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Dim2,
-        mnemonic: "B.DIM",
-        width: 32,
-        mask: 0x0000_707f,
-        matches: 0x0000_2043,
-        fields: dim_fields!("2"),
-        syntax: "B.DIM <gpr>, <uimm17>, ->LB2",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Dimi,
-        mnemonic: "C.B.DIMI",
-        width: 16,
-        mask: 0x003f,
-        matches: 0x003c,
-        fields: DIMI_FIELDS,
-        syntax: "C.B.DIMI <imm8>, ->LB<n>",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Ior,
-        mnemonic: "B.IOR",
-        width: 32,
-        mask: 0x0600_707f,
-        matches: 0x0000_0013,
-        fields: IOR_FIELDS,
-        syntax: "B.IOR <base gpr>, <stride gpr>[, <gpr2>][, -><dst gpr>]",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Iot,
-        mnemonic: "B.IOT",
-        width: 32,
-        mask: 0xfc07_f1ff,
-        matches: 0x0000_5013,
-        fields: IOT_FIELDS,
-        syntax: "B.IOT <tile>, mask=<4 bits>[, last]",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Ios,
-        mnemonic: "B.IOS",
-        width: 32,
-        mask: 0xfc08_71ff,
-        matches: 0x0000_1013,
-        fields: IOS_FIELDS,
-        syntax: "B.IOS S<n>, mask=<4 bits>[, size=N]",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Subview,
-        mnemonic: "B.SUBVIEW",
-        width: 32,
-        mask: 0x0000_787f,
-        matches: 0x0000_0053,
-        fields: SUBVIEW_FIELDS,
-        syntax: "B.SUBVIEW <srcselect>, <gpr>, <uimm11>, <sizecode>",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::Bstop,
-        mnemonic: "BSTOP",
-        width: 32,
-        mask: 0xffff_ffff,
-        matches: 0x0000_0001,
-        fields: BSTOP_FIELDS,
-        syntax: "BSTOP",
-        prov: SPEC,
-    },
-    Format {
-        op: Op::CBstop,
-        mnemonic: "C.BSTOP",
-        width: 16,
-        mask: 0xffff,
-        matches: 0x0000,
-        fields: CBSTOP_FIELDS,
-        syntax: "C.BSTOP",
-        prov: SPEC,
-    },
+    Format::new(
+        Op::BstartTstore,
+        "BSTART.TSTORE",
+        32,
+        BSTART_FIELDS_TSTORE,
+        "<dtype>",
+        None,
+    ),
+    Format::new(
+        Op::BstartTload,
+        "BSTART.TLOAD",
+        32,
+        BSTART_FIELDS_TLOAD,
+        "<dtype>",
+        None,
+    ),
+    Format::new(
+        Op::Datr,
+        "B.DATR",
+        32,
+        DATR_FIELDS,
+        "<layout>, <dtype>[, pad=N][, cmode=N][, rmode=N][, sat][, canon]",
+        None,
+    ),
+    Format::new(
+        Op::Dim0,
+        "B.DIM",
+        32,
+        dim_fields!(0),
+        "<gpr>, <uimm17>, ->LB0",
+        Some("LB0, <uimm17>"),
+    ),
+    Format::new(
+        Op::Dim1,
+        "B.DIM",
+        32,
+        dim_fields!(1),
+        "<gpr>, <uimm17>, ->LB1",
+        None,
+    ),
+    Format::new(
+        Op::Dim2,
+        "B.DIM",
+        32,
+        dim_fields!(2),
+        "<gpr>, <uimm17>, ->LB2",
+        None,
+    ),
+    Format::new(
+        Op::Dimi,
+        "C.B.DIMI",
+        16,
+        DIMI_FIELDS,
+        "<imm8>, ->LB<n>",
+        None,
+    ),
+    Format::new(
+        Op::Ior,
+        "B.IOR",
+        32,
+        IOR_FIELDS,
+        "<base gpr>, <stride gpr>[, <gpr2>][, -><dst gpr>]",
+        None,
+    ),
+    Format::new(
+        Op::Iot,
+        "B.IOT",
+        32,
+        IOT_FIELDS,
+        "<tile>, mask=<4 bits>[, last]",
+        None,
+    ),
+    Format::new(
+        Op::Ios,
+        "B.IOS",
+        32,
+        IOS_FIELDS,
+        "S<n>, mask=<4 bits>[, size=N]",
+        None,
+    ),
+    Format::new(
+        Op::Subview,
+        "B.SUBVIEW",
+        32,
+        SUBVIEW_FIELDS,
+        "<srcselect>, <gpr>, <uimm11>, <sizecode>",
+        None,
+    ),
+    Format::new(Op::Bstop, "BSTOP", 32, BSTOP_FIELDS, "", None),
+    Format::new(Op::CBstop, "C.BSTOP", 16, CBSTOP_FIELDS, "", None),
 ];
 
+/// The format row of `op`.
 pub fn format(op: Op) -> &'static Format {
     FORMATS
         .iter()
@@ -1056,26 +1330,34 @@ pub fn format(op: Op) -> &'static Format {
         .expect("every op has a row")
 }
 
-impl Format {
-    /// Bits that identify the command (Fixed parts).
-    pub fn key_mask(&self) -> u32 {
-        self.fields
-            .iter()
-            .filter(|f| f.part == Part::Fixed)
-            .fold(0, |m, f| m | f.mask())
+/// The distinct mnemonics, in table order (for "expected one of" lists).
+pub fn mnemonics() -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for f in FORMATS {
+        if !out.contains(&f.mnemonic) {
+            out.push(f.mnemonic);
+        }
     }
+    out.join(", ")
 }
 
-/// BSTART TLSU family: bits 19:0 = 0x11181 with any function in 24:20.
-pub const BSTART_FAMILY_MASK: u32 = 0x000f_ffff;
-pub const BSTART_FAMILY_MATCH: u32 = 0x0001_1181;
+/// Whether a 32-bit word is of the BSTART TLSU family (any function in
+/// bits 24:20): the identifying bits of BSTART's opcode field.
+pub const fn bstart_family(word: u32) -> bool {
+    word & BSTART_OPCODE.mask() == BSTART_HEADER
+}
+
+/// The TLSU function of a BSTART-family word.
+pub const fn bstart_function(word: u32) -> u32 {
+    BSTART_FUNCTION.get(word as u64) as u32
+}
 
 /// TLSU functions reserved in 0.58.5 (9-12, 14 = TSTORE.SPART, 15-31).
 pub fn tlsu_function_reserved(f: u32) -> bool {
     (9..=12).contains(&f) || f >= 14
 }
 
-/// Length rule (pto.md §1) from the first halfword: 16, 32, 48 or 64 bits.
+/// The length rule from a word's first halfword: 16, 32, 48 or 64 bits.
 /// Low nibble 0xe / 0xf is tested before bit 0, since 0xe has bit 0 clear.
 pub fn word_bits(first_half: u16) -> u32 {
     match first_half & 0xf {
@@ -1087,16 +1369,22 @@ pub fn word_bits(first_half: u16) -> u32 {
 }
 
 // ---------------------------------------------------------------------------
-// Worked encodings (pto.md §1)
+// Worked encodings (docs/pto.md, "Worked encodings")
 // ---------------------------------------------------------------------------
 
+/// One worked encoding: assembly text and the word it assembles to.
 pub struct Worked {
+    /// Canonical assembly.
     pub asm: &'static str,
+    /// The word.
     pub word: u32,
+    /// 16 or 32.
     pub width: u32,
+    /// Observed in a real byte stream, or derived from the field tables.
     pub prov: Provenance,
 }
 
+/// The worked encodings (a test assembles, decodes and prints each).
 pub static WORKED: &[Worked] = &[
     Worked {
         asm: "BSTART.TSTORE U8",
@@ -1167,58 +1455,76 @@ pub static WORKED: &[Worked] = &[
 ];
 
 // ---------------------------------------------------------------------------
-// Limits (pto.md §3)
+// Limits (docs/pto.md, "Scenario keys")
 // ---------------------------------------------------------------------------
 
+/// Local tile registers per PE.
 pub const LOCAL_TILES: usize = 64;
+/// Shared tiles per core.
 pub const SHARED_TILES: usize = 64;
-pub const GPR_COUNT: usize = 24;
+/// Largest Local tile capacity in bytes.
 pub const LOCAL_CAP_MAX: u32 = 64 << 10;
+/// Largest Shared tile capacity in bytes.
 pub const SHARED_CAP_MAX: u32 = 256 << 10;
+/// Tile capacities are multiples of this many bytes.
 pub const CAP_UNIT: u32 = 128;
+/// The most rows (and, for CUBE storage, columns) a descriptor may have.
 pub const ROWS_MAX: u32 = 65535;
+/// The cell of B.SUBVIEW offsets and of the B.IOS / B.SUBVIEW size codes, in bytes.
+pub const SUBVIEW_CELL: u64 = 128;
+
+/// The bytes a B.IOS SizeCode or B.SUBVIEW SubviewSizeCode `code` (1..=12)
+/// names: 128 · 2^(code − 1).
+pub const fn size_code_bytes(code: u32) -> u64 {
+    SUBVIEW_CELL << (code - 1)
+}
 
 // ---------------------------------------------------------------------------
 // Decisions and deviations (where the sources are silent or disagree)
 // ---------------------------------------------------------------------------
 
+/// One decision taken where the sources are silent or disagree.
 pub struct Decision {
+    /// What it is about.
     pub topic: &'static str,
+    /// What the model does.
     pub decision: &'static str,
     /// Where the decision is written down.
     pub basis: &'static str,
+    /// `assumed` where nothing pins it.
     pub prov: Provenance,
 }
 
+/// Every decision (docs/pto.md, "Decisions").
 pub static DECISIONS: &[Decision] = &[
     Decision {
         topic: "the source's `B.IOS S7, mask=0011`",
         decision: "not encodable in 0.58.5; rejected with the list of encodable masks; the bundled example uses `mask=1111`",
-        basis: "pto.md §1",
+        basis: "pto-spec 0.58.5, asl/block/operands/B.IOS.asl (a 3-bit PEMode)",
         prov: SPEC,
     },
     Decision {
         topic: "explicit LB0/LB1/LB2 on a Local ordinary source",
         decision: "LB1 × LB0 top-left rectangle; LB2 only for the dense stride, ≥ LB0, may differ from the physical Col; Shared: LB2 = Col",
-        basis: "pto.md §5 (a decision of the supplement)",
+        basis: "this model (the source is silent)",
         prov: Provenance::Assumed,
     },
     Decision {
         topic: "BSTART DataType vs the source's dtype",
         decision: "must be equal (TileLegality), for Shared sources too",
-        basis: "pto.md §5 (Local); this model (Shared)",
+        basis: "this model (the source is silent)",
         prov: Provenance::Assumed,
     },
     Decision {
         topic: "B.DATR on an ordinary TSTORE",
         decision: "Layout 0 with every other field 0 (DataType field 0 included); 24..26 select CUBE; any other assigned layout code faults TileLegality; an unassigned code does not decode (IllegalInstruction)",
-        basis: "pto.md §5 (a decision of the supplement)",
+        basis: "this model (the source is silent)",
         prov: Provenance::Assumed,
     },
     Decision {
-        topic: "reserved B.DATR DataType or Layout, B.IOS SizeCode 13..15, GPR selector 24..31, reserved function, must-be-zero bits",
+        topic: "reserved B.DATR DataType or Layout, B.IOS SizeCode 13..15, a GPR selector without a name, reserved function, must-be-zero bits",
         decision: "decode error naming the field; executing such a word is an `IllegalInstruction` fault (code 4)",
-        basis: "pto.md §1 / §4",
+        basis: "each command's encoding and exceptions (asl/block/**)",
         prov: SPEC,
     },
     Decision {
@@ -1242,7 +1548,7 @@ pub static DECISIONS: &[Decision] = &[
     Decision {
         topic: "zero PE mask",
         decision: "the first source binding's PEMode decides; a `0000` block is a no-op even if malformed",
-        basis: "pto.md §4",
+        basis: "asl/tile/memory-and-data-movement/regular/TSTORE.asl (PE_MASK 0000 is a strict no-op)",
         prov: SPEC,
     },
     Decision {
@@ -1272,19 +1578,19 @@ pub static DECISIONS: &[Decision] = &[
     Decision {
         topic: "overlapping PE regions, aliasing rows",
         decision: "executed PE0 → PE3, row-major; later wins; lint reports it",
-        basis: "pto.md §5 (a decision of the supplement)",
+        basis: "this model (the source is silent)",
         prov: Provenance::Assumed,
     },
     Decision {
         topic: "first-fault vs full preflight",
         decision: "full preflight (0.58.5); later pto-spec versions fault at the first element",
-        basis: "the source (ordering, memory_effects) and pto.md §5",
+        basis: "the source (ordering, memory_effects)",
         prov: SPEC,
     },
     Decision {
         topic: "relative tile naming",
         decision: "direct code → index (T#1 = code 0)",
-        basis: "pto.md §5 (a decision of the supplement)",
+        basis: "this model (the source is silent)",
         prov: Provenance::Assumed,
     },
     Decision {
@@ -1296,7 +1602,7 @@ pub static DECISIONS: &[Decision] = &[
     Decision {
         topic: "B.SUBVIEW offset",
         decision: "GPR + uimm11 in 128-byte cells, computed in 64 bits; a view past the capacity faults",
-        basis: "pto.md §4",
+        basis: "asl/block/operands/B.SUBVIEW.asl",
         prov: SPEC,
     },
     Decision {

@@ -1,47 +1,128 @@
-//! Tile descriptors, their legality (pto.md §3), physical layouts and the
-//! machine state (4 PEs × 24 GPRs × 64 Local tiles, Shared tiles S0..S63).
+//! Tile descriptors, their legality, physical layouts, and tiles (payload and
+//! per-element definedness kept in step with the descriptor).
 
-use crate::tables::{self, TileLayout, GPR_COUNT, LOCAL_TILES, NUM_PES, SHARED_TILES};
+use crate::tables::{self, Rule, TileLayout, CAP_UNIT, LOCAL_CAP_MAX, ROWS_MAX, SHARED_CAP_MAX};
 
+/// Where a tile lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Location {
+    /// Vector tile storage (the default of row-major tiles).
     Vector,
+    /// Matrix tile storage (the default of CUBE tiles; the CUBE form needs it).
     Matrix,
 }
 
 impl Location {
+    /// The scenario key's value (`vector`, `matrix`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Location::Vector => "vector",
+            Location::Matrix => "matrix",
+        }
+    }
+    /// The location of a scenario key's value.
     pub fn parse(s: &str) -> Option<Location> {
-        match s {
-            "vector" => Some(Location::Vector),
-            "matrix" => Some(Location::Matrix),
-            _ => None,
+        [Location::Vector, Location::Matrix]
+            .into_iter()
+            .find(|l| l.key() == s)
+    }
+}
+
+/// The shape part of a descriptor. Any value can be written down; a [`Tile`]
+/// is made only of a legal one ([`Shape::check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// DataType code.
+    pub dtype: u8,
+    /// Layout.
+    pub layout: TileLayout,
+    /// Location.
+    pub location: Location,
+    /// Capacity in bytes.
+    pub capacity: u32,
+    /// Physical columns (Col).
+    pub cols: u32,
+    /// ValidRow.
+    pub valid_rows: u32,
+    /// ValidCol.
+    pub valid_cols: u32,
+}
+
+/// A descriptor rule (the scenario file's `[[tile]]` / `[[shared]]` checks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileRule {
+    /// The data type is an element type.
+    Dtype,
+    /// The capacity is a nonzero multiple of 128 within the maximum.
+    Capacity,
+    /// A row-major Col is a nonzero power of two.
+    ColPow2,
+    /// Rows = capacity·8 / (Col·bits) is a whole number ≥ 1.
+    RowsDivide,
+    /// Rows ≤ 65535.
+    RowsMax,
+    /// ValidRow fits the rows.
+    ValidRows,
+    /// ValidCol fits the columns.
+    ValidCols,
+    /// The CUBE layout has a cell for the type.
+    CubeDtype,
+    /// A CUBE Col is ValidCol rounded up to whole cells.
+    CubeCols,
+    /// The CUBE cells fit the capacity.
+    CubeCells,
+    /// A Shared tile is row-major.
+    SharedNotCube,
+}
+
+impl TileRule {
+    /// The stable name, as diagnostics carry it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TileRule::Dtype => "tile_dtype",
+            TileRule::Capacity => "tile_capacity",
+            TileRule::ColPow2 => "tile_col_pow2",
+            TileRule::RowsDivide => "tile_rows_divide",
+            TileRule::RowsMax => "tile_rows_max",
+            TileRule::ValidRows => "tile_valid_rows",
+            TileRule::ValidCols => "tile_valid_cols",
+            TileRule::CubeDtype => "tile_cube_dtype",
+            TileRule::CubeCols => "tile_cube_cols",
+            TileRule::CubeCells => "tile_cube_cells",
+            TileRule::SharedNotCube => Rule::SharedNotCube.name(),
         }
     }
 }
 
-/// The shape part of a descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shape {
-    pub dtype: u8,
-    pub layout: TileLayout,
-    pub location: Location,
-    pub capacity: u32,
-    pub cols: u32,
-    pub valid_rows: u32,
-    pub valid_cols: u32,
-}
-
-/// A descriptor rule that does not hold, with the rule's name.
+/// A descriptor rule that does not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShapeError {
-    /// Which key the error belongs to.
+    /// The scenario key the error belongs to.
     pub key: &'static str,
-    pub rule: &'static str,
+    /// The rule.
+    pub rule: TileRule,
+    /// What is wrong.
     pub message: String,
+    /// The allowed range or set.
     pub expected: String,
 }
 
+fn shape_err<T>(
+    key: &'static str,
+    rule: TileRule,
+    message: String,
+    expected: String,
+) -> Result<T, ShapeError> {
+    Err(ShapeError {
+        key,
+        rule,
+        message,
+        expected,
+    })
+}
+
 impl Shape {
+    /// Element width in bits (0 for a code that is not an element type).
     pub fn bits(&self) -> u32 {
         tables::dtype(self.dtype).map(|d| d.bits).unwrap_or(0)
     }
@@ -60,6 +141,11 @@ impl Shape {
         ((self.capacity as u64 * 8) / (self.cols.max(1) as u64 * b)) as u32
     }
 
+    /// Valid elements (ValidRow × ValidCol).
+    pub fn valid_elements(&self) -> usize {
+        self.valid_rows as usize * self.valid_cols as usize
+    }
+
     fn cube_cell(&self) -> Option<&'static tables::CubeCell> {
         if !self.layout.is_cube() {
             return None;
@@ -74,52 +160,49 @@ impl Shape {
     /// A row-major tile has a nonzero power-of-two Col and Rows = capacity*8 / (Col*bits)
     /// (pto-spec, asl/tile/model/shape/rows-columns.asl). A CUBE tile's storage comes from its
     /// valid shape (asl/tile/model/shape/cube-cell.asl): Col = ValidCol rounded up to the cell
-    /// columns, Rows as in [`Shape::rows`], and its cells (128 bytes each) fit the capacity.
+    /// columns, Rows as in [`Shape::rows`], and its cells fit the capacity.
     pub fn check(&self, cap_max: u32) -> Result<(), ShapeError> {
-        let e = |key, rule, message: String, expected: String| {
-            Err(ShapeError {
-                key,
-                rule,
-                message,
-                expected,
-            })
-        };
-        let bits = self.bits();
-        if bits == 0 {
-            return e(
+        if self.bits() == 0 {
+            return shape_err(
                 "dtype",
-                "tile_dtype",
+                TileRule::Dtype,
                 "DTYPE_NONE is not an element type".into(),
-                "a data type of pto.md §2".into(),
+                "an element data type".into(),
             );
         }
-        let range = format!("a multiple of 128 in 128..={cap_max}");
-        if self.capacity == 0 || self.capacity % tables::CAP_UNIT != 0 {
-            return e(
+        let range = format!("a multiple of {CAP_UNIT} in {CAP_UNIT}..={cap_max}");
+        if self.capacity == 0 || self.capacity % CAP_UNIT != 0 {
+            return shape_err(
                 "capacity",
-                "tile_capacity",
+                TileRule::Capacity,
                 format!(
-                    "capacity {} is not a nonzero multiple of 128",
+                    "capacity {} is not a nonzero multiple of {CAP_UNIT}",
                     self.capacity
                 ),
                 range,
             );
         }
         if self.capacity > cap_max {
-            return e(
+            return shape_err(
                 "capacity",
-                "tile_capacity",
+                TileRule::Capacity,
                 format!("capacity {} exceeds the maximum {cap_max}", self.capacity),
                 range,
             );
         }
         if self.layout.is_cube() {
-            return self.check_cube();
+            self.check_cube()
+        } else {
+            self.check_row_major()
         }
+    }
+
+    /// The row-major part of [`Shape::check`].
+    fn check_row_major(&self) -> Result<(), ShapeError> {
         if self.cols == 0 || !self.cols.is_power_of_two() {
-            return e(
+            return shape_err(
                 "cols",
-                "tile_col_pow2",
+                TileRule::ColPow2,
                 format!(
                     "Col {} of a row-major tile is not a nonzero power of two",
                     self.cols
@@ -128,36 +211,36 @@ impl Shape {
             );
         }
         let num = self.capacity as u64 * 8;
-        let den = self.cols as u64 * bits as u64;
+        let den = self.cols as u64 * self.bits() as u64;
         if num % den != 0 || num / den == 0 {
-            return e(
+            return shape_err(
                 "cols",
-                "tile_rows_divide",
+                TileRule::RowsDivide,
                 format!("capacity*8 = {num} is not a nonzero multiple of Col*bits = {den}"),
                 "Rows = capacity*8 / (Col*bits) a whole number >= 1".into(),
             );
         }
         let rows = num / den;
-        if rows > tables::ROWS_MAX as u64 {
-            return e(
+        if rows > ROWS_MAX as u64 {
+            return shape_err(
                 "cols",
-                "tile_rows_max",
-                format!("Rows = {rows} exceeds 65535"),
-                "Rows <= 65535".into(),
+                TileRule::RowsMax,
+                format!("Rows = {rows} exceeds {ROWS_MAX}"),
+                format!("Rows <= {ROWS_MAX}"),
             );
         }
         if self.valid_rows as u64 > rows {
-            return e(
+            return shape_err(
                 "valid_rows",
-                "tile_valid_rows",
+                TileRule::ValidRows,
                 format!("ValidRow {} exceeds Rows {rows}", self.valid_rows),
                 format!("0..={rows}"),
             );
         }
         if self.valid_cols > self.cols {
-            return e(
+            return shape_err(
                 "valid_cols",
-                "tile_valid_cols",
+                TileRule::ValidCols,
                 format!("ValidCol {} exceeds Col {}", self.valid_cols, self.cols),
                 format!("0..={}", self.cols),
             );
@@ -167,43 +250,32 @@ impl Shape {
 
     /// The CUBE part of [`Shape::check`].
     fn check_cube(&self) -> Result<(), ShapeError> {
-        let e = |key, rule, message: String, expected: String| {
-            Err(ShapeError {
-                key,
-                rule,
-                message,
-                expected,
-            })
-        };
         let d = tables::dtype(self.dtype).expect("checked by the caller");
         let Some(c) = self.cube_cell() else {
-            return e(
+            return shape_err(
                 "layout",
-                "tile_cube_dtype",
+                TileRule::CubeDtype,
                 format!("{} has no {} geometry", d.name, self.layout.key()),
                 "a CUBE layout with a 32-, 16-, 8- or 4-bit type other than HiF4X2".into(),
             );
         };
-        if self.valid_rows == 0 {
-            return e(
-                "valid_rows",
-                "tile_valid_rows",
-                "a CUBE tile needs ValidRow >= 1".into(),
-                "1..".into(),
-            );
-        }
-        if self.valid_cols == 0 {
-            return e(
-                "valid_cols",
-                "tile_valid_cols",
-                "a CUBE tile needs ValidCol >= 1".into(),
+        if self.valid_rows == 0 || self.valid_cols == 0 {
+            let (key, rule, what) = if self.valid_rows == 0 {
+                ("valid_rows", TileRule::ValidRows, "ValidRow")
+            } else {
+                ("valid_cols", TileRule::ValidCols, "ValidCol")
+            };
+            return shape_err(
+                key,
+                rule,
+                format!("a CUBE tile needs {what} >= 1"),
                 "1..".into(),
             );
         }
         if self.layout != TileLayout::CubeN8 && self.valid_rows > c.rows {
-            return e(
+            return shape_err(
                 "valid_rows",
-                "tile_valid_rows",
+                TileRule::ValidRows,
                 format!(
                     "ValidRow {} exceeds the {} rows of one {} cell",
                     self.valid_rows,
@@ -213,20 +285,25 @@ impl Shape {
                 format!("1..={}", c.rows),
             );
         }
+        self.check_cube_storage(c)
+    }
+
+    /// A CUBE tile's storage: Col, and the cells against the capacity.
+    fn check_cube_storage(&self, c: &tables::CubeCell) -> Result<(), ShapeError> {
         let cols = self.valid_cols.div_ceil(c.cols) * c.cols;
         let rows = self.rows();
-        if cols > tables::ROWS_MAX || rows > tables::ROWS_MAX {
-            return e(
+        if cols > ROWS_MAX || rows > ROWS_MAX {
+            return shape_err(
                 "valid_cols",
-                "tile_cube_cells",
-                format!("{rows} × {cols} storage exceeds 65535 in a dimension"),
-                "storage rows and columns <= 65535".into(),
+                TileRule::CubeCells,
+                format!("{rows} × {cols} storage exceeds {ROWS_MAX} in a dimension"),
+                format!("storage rows and columns <= {ROWS_MAX}"),
             );
         }
         if self.cols != cols {
-            return e(
+            return shape_err(
                 "cols",
-                "tile_cube_cols",
+                TileRule::CubeCols,
                 format!(
                     "Col {} of a {} tile with ValidCol {} must be {cols} (ValidCol rounded up to the cell's {} columns)",
                     self.cols,
@@ -237,14 +314,14 @@ impl Shape {
                 cols.to_string(),
             );
         }
-        let need = (rows / c.rows) as u64 * (cols / c.cols) as u64 * tables::CUBE_CELL_BYTES as u64;
+        let cells = (rows / c.rows) as u64 * (cols / c.cols) as u64;
+        let need = cells * c.bytes();
         if need > self.capacity as u64 {
-            return e(
+            return shape_err(
                 "capacity",
-                "tile_cube_cells",
+                TileRule::CubeCells,
                 format!(
-                    "{rows} × {cols} storage needs {} cells = {need} bytes, more than the capacity {}",
-                    need / tables::CUBE_CELL_BYTES as u64,
+                    "{rows} × {cols} storage needs {cells} cells = {need} bytes, more than the capacity {}",
                     self.capacity
                 ),
                 format!("capacity >= {need}"),
@@ -280,60 +357,123 @@ impl Shape {
     }
 }
 
-/// A tile: descriptor, physical payload, per-element definedness.
+/// A tile: a legal descriptor, its physical payload (`capacity` bytes in the
+/// tile's layout) and the definedness of each valid element. The fields are
+/// private so the three always agree; Shared tiles also carry whether they
+/// are published (whole-parent-ready).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tile {
-    pub shape: Shape,
-    /// `capacity` bytes in the physical layout.
-    pub payload: Vec<u8>,
+    shape: Shape,
+    payload: Vec<u8>,
     /// Definedness of the valid elements, row-major over ValidRow × ValidCol.
-    pub defined: Vec<bool>,
-    pub undefined_count: usize,
-    /// Shared tiles only: published and whole-parent-ready.
-    pub published: bool,
+    defined: Vec<bool>,
+    undefined_count: usize,
+    published: bool,
 }
 
 impl Tile {
-    /// A tile whose valid elements are all defined and zero.
-    pub fn new(shape: Shape) -> Tile {
-        let n = shape.valid_rows as usize * shape.valid_cols as usize;
+    /// A Local tile (capacity up to 64 KiB) whose valid elements are all
+    /// defined and zero, or the descriptor rule it breaks.
+    pub fn local(shape: Shape) -> Result<Tile, ShapeError> {
+        shape.check(LOCAL_CAP_MAX)?;
+        Ok(Tile::zeroed(shape))
+    }
+
+    /// A Shared tile (row-major, capacity up to 256 KiB), published, its
+    /// valid elements defined and zero, or the descriptor rule it breaks.
+    pub fn shared(shape: Shape) -> Result<Tile, ShapeError> {
+        if shape.layout.is_cube() {
+            return shape_err(
+                "layout",
+                TileRule::SharedNotCube,
+                "a Shared tile never has a CUBE layout".into(),
+                TileLayout::RowMajor.key().into(),
+            );
+        }
+        shape.check(SHARED_CAP_MAX)?;
+        Ok(Tile::zeroed(shape))
+    }
+
+    fn zeroed(shape: Shape) -> Tile {
         Tile {
             payload: vec![0; shape.capacity as usize],
-            defined: vec![true; n],
+            defined: vec![true; shape.valid_elements()],
             undefined_count: 0,
             published: true,
             shape,
         }
     }
 
+    /// The descriptor.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The physical bytes, `capacity` of them, in the tile's layout.
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// The physical bytes, to fill in place (their number is fixed).
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        &mut self.payload
+    }
+
+    /// Element (r, c), raw bits (r, c in the storage shape).
     pub fn get(&self, r: u32, c: u32) -> u64 {
         let i = self.shape.phys(r, c);
         read_elem(&self.payload, i, self.shape.bits())
     }
 
+    /// Set element (r, c) to the low element-size bits of `v`.
     pub fn set(&mut self, r: u32, c: u32, v: u64) {
         let i = self.shape.phys(r, c);
         write_elem(&mut self.payload, i, self.shape.bits(), v);
     }
 
+    /// Whether valid element (r, c) is defined (elements outside the valid
+    /// region count as defined: no store reads them).
     pub fn is_defined(&self, r: u32, c: u32) -> bool {
         self.undefined_count == 0
-            || self
-                .defined
-                .get(r as usize * self.shape.valid_cols as usize + c as usize)
-                .copied()
-                .unwrap_or(true)
+            || (r >= self.shape.valid_rows || c >= self.shape.valid_cols)
+            || self.defined[r as usize * self.shape.valid_cols as usize + c as usize]
     }
 
-    pub fn set_undefined(&mut self, idx: usize) {
-        if self.defined[idx] {
-            self.defined[idx] = false;
-            self.undefined_count += 1;
+    /// Whether any valid element is undefined.
+    pub fn has_undefined(&self) -> bool {
+        self.undefined_count > 0
+    }
+
+    /// Mark the `idx`-th valid element (row-major) undefined; false when there
+    /// is no such element.
+    pub fn set_undefined(&mut self, idx: usize) -> bool {
+        match self.defined.get_mut(idx) {
+            Some(d) => {
+                if *d {
+                    *d = false;
+                    self.undefined_count += 1;
+                }
+                true
+            }
+            None => false,
         }
+    }
+
+    /// Whether a Shared tile is published and whole-parent-ready (always true
+    /// for a Local tile).
+    pub fn published(&self) -> bool {
+        self.published
+    }
+
+    /// Publish (or withdraw) a Shared tile; a block reading an unpublished
+    /// Shared tile is pending.
+    pub fn set_published(&mut self, published: bool) {
+        self.published = published;
     }
 }
 
-pub fn read_elem(buf: &[u8], i: usize, bits: u32) -> u64 {
+/// Element `i` of a payload of `bits`-bit elements.
+pub(crate) fn read_elem(buf: &[u8], i: usize, bits: u32) -> u64 {
     if bits == 4 {
         let b = buf[i / 2];
         return if i % 2 == 0 { b & 0xf } else { b >> 4 } as u64;
@@ -344,7 +484,8 @@ pub fn read_elem(buf: &[u8], i: usize, bits: u32) -> u64 {
     u64::from_le_bytes(x)
 }
 
-pub fn write_elem(buf: &mut [u8], i: usize, bits: u32, v: u64) {
+/// Write element `i` of a payload of `bits`-bit elements.
+pub(crate) fn write_elem(buf: &mut [u8], i: usize, bits: u32, v: u64) {
     if bits == 4 {
         let b = &mut buf[i / 2];
         let v = (v & 0xf) as u8;
@@ -357,37 +498,4 @@ pub fn write_elem(buf: &mut [u8], i: usize, bits: u32, v: u64) {
     }
     let n = (bits / 8) as usize;
     buf[i * n..i * n + n].copy_from_slice(&v.to_le_bytes()[..n]);
-}
-
-/// The whole machine state TSTORE reads.
-#[derive(Debug, Clone, Default)]
-pub struct Machine {
-    pub gpr: [[u64; GPR_COUNT]; NUM_PES],
-    /// `local[pe * 64 + code]`.
-    pub local: Vec<Option<Tile>>,
-    pub shared: Vec<Option<Tile>>,
-}
-
-impl Machine {
-    pub fn new() -> Machine {
-        Machine {
-            gpr: [[0; GPR_COUNT]; NUM_PES],
-            local: vec![None; NUM_PES * LOCAL_TILES],
-            shared: vec![None; SHARED_TILES],
-        }
-    }
-    pub fn local(&self, pe: usize, code: u8) -> Option<&Tile> {
-        self.local[pe * LOCAL_TILES + code as usize].as_ref()
-    }
-    pub fn local_mut(&mut self, pe: usize, code: u8) -> &mut Option<Tile> {
-        &mut self.local[pe * LOCAL_TILES + code as usize]
-    }
-    /// GPR read; selector 0 reads zero.
-    pub fn reg(&self, pe: usize, sel: u8) -> u64 {
-        if sel == 0 {
-            0
-        } else {
-            self.gpr[pe][sel as usize]
-        }
-    }
 }

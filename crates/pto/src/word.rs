@@ -1,85 +1,178 @@
 //! Command words: decode, encode and print, all driven by `tables::FORMATS`.
 
-use crate::tables::{self, Fk, Format, Op, Part, FORMATS, NUM_FK};
+use crate::tables::{self, Fk, Format, Op, Part, Values, FORMATS, GPRS, GPR_FIELDS, NUM_FK};
 use std::fmt;
-use xstore_core::Diagnostic;
+use xstore_core::decode::{DecodeError, DecodeErrorKind};
 
-/// One decoded command word.
+/// One decoded command word: a small `Copy` value. Every field is kept raw,
+/// so [`Word::encode`] gives back the bytes it was decoded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Word {
+    /// `BSTART.TSTORE` or `BSTART.TLOAD`: opens a block.
     Bstart {
+        /// TLSU function 0 (TLOAD) rather than 1 (TSTORE).
         tload: bool,
+        /// The DataType code (a reserved one decodes: see `bstart_dtype`).
         dtype: u8,
     },
+    /// `B.DATR`: data attributes.
     Datr {
+        /// CMode.
         cmode: u8,
+        /// PadValueOrByteId.
         pad: u8,
+        /// Sat.
         sat: bool,
+        /// Canonicalize.
         canon: bool,
+        /// DataType (31 = DTYPE_NONE).
         dtype: u8,
+        /// RMode.
         rmode: u8,
+        /// Layout code.
         layout: u8,
     },
+    /// `B.DIM`: LB`lb` = (GPR `reg` + `imm`) mod 2^16.
     Dim {
+        /// Target loop bound 0..=2.
         lb: u8,
+        /// GPR selector.
         reg: u8,
+        /// uimm17.
         imm: u32,
     },
+    /// `C.B.DIMI`: LB`lb` = `imm`.
     Dimi {
+        /// Target loop bound 0..=2.
         lb: u8,
+        /// imm8.
         imm: u8,
     },
+    /// `B.IOR`: base (`src0`) and stride (`src1`) GPRs.
     Ior {
+        /// RegDst (zero for TSTORE).
         dst: u8,
+        /// RegSrc0: the GM base.
         src0: u8,
+        /// RegSrc1: the byte row stride.
         src1: u8,
+        /// RegSrc2 (zero for TSTORE).
         src2: u8,
     },
+    /// `B.IOT`: the Local source tile.
     Iot {
+        /// SrcTile0 code (0..=63).
         tile: u8,
+        /// L: the last binding.
         last: bool,
+        /// PEMode.
         pemode: u8,
     },
+    /// `B.IOS`: the Shared source tile.
     Ios {
+        /// SharedTileID.
         id: u8,
+        /// SizeCode (0 = source).
         size: u8,
+        /// PEMode.
         pemode: u8,
     },
+    /// `B.SUBVIEW`: a view of the Shared source.
     Subview {
+        /// SrcSelect.
         sel: u8,
+        /// uimm11: cell offset.
         imm: u16,
+        /// GPR with the per-PE cell offset.
         reg: u8,
+        /// SubviewSizeCode.
         size: u8,
     },
+    /// `BSTOP`.
     Bstop,
+    /// `C.BSTOP`.
     CBstop,
 }
 
-/// Field values indexed by `Fk`.
-pub type Vals = [u32; NUM_FK];
-
-/// Why a word does not decode (or a value does not encode).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    pub field: &'static str,
-    pub bits: Option<(u32, u32)>,
-    pub message: String,
-    pub expected: String,
+/// A field of a [`Word`] variant as a format value, and back.
+trait FieldValue: Copy {
+    fn to_value(self) -> u32;
+    fn from_value(v: u32) -> Self;
 }
 
-impl FieldError {
-    pub fn into_diag(self) -> Diagnostic {
-        let mut d = Diagnostic::encoding(self.message)
-            .rule(format!("field {}", self.field))
-            .expected(self.expected);
-        if let Some(b) = self.bits {
-            d = d.at_byte(0, Some(b));
+macro_rules! field_value {
+    ($($t:ty),*) => {$(
+        impl FieldValue for $t {
+            fn to_value(self) -> u32 {
+                self as u32
+            }
+            fn from_value(v: u32) -> Self {
+                v as $t
+            }
         }
-        d
+    )*};
+}
+field_value!(u8, u16, u32);
+
+impl FieldValue for bool {
+    fn to_value(self) -> u32 {
+        self as u32
+    }
+    fn from_value(v: u32) -> Self {
+        v != 0
     }
 }
 
+/// Which value of the format table each field of each variant holds: the one
+/// place a `Word`'s fields meet its values, read both ways. Each variant
+/// lists the ops it encodes, its value fields, and the fields its op alone
+/// decides.
+macro_rules! word_values {
+    ($(
+        $variant:ident [$($op:ident)|+] { $($field:ident: $fk:ident),* } { $($extra:ident: $from_op:expr),* }
+    ),* $(,)?) => {
+        impl Word {
+            /// The command's values, indexed by [`Fk`].
+            pub fn values(&self) -> Values {
+                let mut v = [0u32; NUM_FK];
+                match *self {
+                    $(Word::$variant { $($field,)* .. } => {
+                        $(v[Fk::$fk as usize] = FieldValue::to_value($field);)*
+                    })*
+                }
+                v
+            }
+
+            /// Build a word from checked values.
+            fn build(op: Op, v: &Values) -> Word {
+                match op {
+                    $($(Op::$op)|+ => Word::$variant {
+                        $($field: FieldValue::from_value(v[Fk::$fk as usize]),)*
+                        $($extra: $from_op(op),)*
+                    },)*
+                }
+            }
+        }
+    };
+}
+
+word_values! {
+    Bstart [BstartTstore | BstartTload] { dtype: DataType } { tload: |op| op == Op::BstartTload },
+    Datr [Datr] {
+        cmode: CMode, pad: Pad, sat: Sat, canon: Canon, dtype: DataType, rmode: RMode, layout: Layout
+    } {},
+    Dim [Dim0 | Dim1 | Dim2] { reg: RegSrc, imm: Imm } { lb: |op| op as u8 - Op::Dim0 as u8 },
+    Dimi [Dimi] { lb: LoopNest, imm: Imm8 } {},
+    Ior [Ior] { dst: RegDst, src0: RegSrc0, src1: RegSrc1, src2: RegSrc2 } {},
+    Iot [Iot] { tile: SrcTile, last: Last, pemode: PEMode } {},
+    Ios [Ios] { id: SharedId, size: SizeCode, pemode: PEMode } {},
+    Subview [Subview] { sel: SrcSelect, imm: Uimm11, reg: RegSrc, size: SubSize } {},
+    Bstop [Bstop] {} {},
+    CBstop [CBstop] {} {},
+}
+
 impl Word {
+    /// The command.
     pub fn op(&self) -> Op {
         match self {
             Word::Bstart { tload: false, .. } => Op::BstartTstore,
@@ -98,173 +191,123 @@ impl Word {
         }
     }
 
+    /// The command's format row.
     pub fn format(&self) -> &'static Format {
         tables::format(self.op())
     }
 
     /// Size in bytes (2 or 4).
-    pub fn len(&self) -> usize {
+    pub fn size(&self) -> usize {
         (self.format().width / 8) as usize
     }
 
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
+    /// Whether the word closes a block (`BSTOP`, `C.BSTOP`).
     pub fn is_stop(&self) -> bool {
         matches!(self, Word::Bstop | Word::CBstop)
     }
 
-    pub fn vals(&self) -> Vals {
-        let mut v = [0u32; NUM_FK];
-        let mut s = |k: Fk, x: u32| v[k as usize] = x;
-        match *self {
-            Word::Bstart { dtype, .. } => s(Fk::DataType, dtype as u32),
-            Word::Datr {
-                cmode,
-                pad,
-                sat,
-                canon,
-                dtype,
-                rmode,
-                layout,
-            } => {
-                s(Fk::CMode, cmode as u32);
-                s(Fk::Pad, pad as u32);
-                s(Fk::Sat, sat as u32);
-                s(Fk::Canon, canon as u32);
-                s(Fk::DataType, dtype as u32);
-                s(Fk::RMode, rmode as u32);
-                s(Fk::Layout, layout as u32);
+    /// The word of `op` with values `v`, or the first value its fields
+    /// cannot hold (too wide, a reserved code, an illegal selector).
+    pub fn from_values(op: Op, v: &Values) -> Result<Word, DecodeError> {
+        let fmt = tables::format(op);
+        check_widths(fmt, v)?;
+        check_codes(fmt, v)?;
+        Ok(Word::build(op, v))
+    }
+
+    /// The word's value (16 or 32 bits), encoded through the format table.
+    pub fn raw(&self) -> u32 {
+        let fmt = self.format();
+        let v = self.values();
+        fmt.fields
+            .iter()
+            .fold(fmt.matches(), |w, fd| match fd.part {
+                Part::Value(k, vlo) => w | ((v[k as usize] >> vlo) << fd.bits.lo) & fd.mask(),
+                _ => w,
+            })
+    }
+
+    /// The word's bytes in memory order (little-endian): 2 or 4 bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        self.raw().to_le_bytes()[..self.size()].to_vec()
+    }
+
+    /// Decode one word of `width` bits (16 or 32). The error's offset is 0.
+    pub fn decode(word: u32, width: u32) -> Result<Word, DecodeError> {
+        for fmt in FORMATS.iter().filter(|f| f.width == width) {
+            if !fmt.identifies(word) {
+                continue;
             }
-            Word::Dim { reg, imm, .. } => {
-                s(Fk::RegSrc, reg as u32);
-                s(Fk::Imm, imm);
+            if let Some(fd) = fmt
+                .fields
+                .iter()
+                .find(|fd| fd.part == Part::Zero && fd.get(word) != 0)
+            {
+                return Err(must_be_zero(fmt, fd, word));
             }
-            Word::Dimi { lb, imm } => {
-                s(Fk::LoopNest, lb as u32);
-                s(Fk::Imm8, imm as u32);
-            }
-            Word::Ior {
-                dst,
-                src0,
-                src1,
-                src2,
-            } => {
-                s(Fk::RegDst, dst as u32);
-                s(Fk::RegSrc0, src0 as u32);
-                s(Fk::RegSrc1, src1 as u32);
-                s(Fk::RegSrc2, src2 as u32);
-            }
-            Word::Iot { tile, last, pemode } => {
-                s(Fk::SrcTile, tile as u32);
-                s(Fk::Last, last as u32);
-                s(Fk::PEMode, pemode as u32);
-            }
-            Word::Ios { id, size, pemode } => {
-                s(Fk::SharedId, id as u32);
-                s(Fk::SizeCode, size as u32);
-                s(Fk::PEMode, pemode as u32);
-            }
-            Word::Subview {
-                sel,
-                imm,
-                reg,
-                size,
-            } => {
-                s(Fk::SrcSelect, sel as u32);
-                s(Fk::Uimm11, imm as u32);
-                s(Fk::RegSrc, reg as u32);
-                s(Fk::SubSize, size as u32);
-            }
-            Word::Bstop | Word::CBstop => {}
+            let v = extract(fmt, word);
+            check_codes(fmt, &v)?;
+            return Ok(Word::build(fmt.op, &v));
         }
-        v
-    }
-
-    /// Build a word from an op and field values (no range check: see `check_vals`).
-    pub fn from_vals(op: Op, v: &Vals) -> Word {
-        let g = |k: Fk| v[k as usize];
-        match op {
-            Op::BstartTstore | Op::BstartTload => Word::Bstart {
-                tload: op == Op::BstartTload,
-                dtype: g(Fk::DataType) as u8,
-            },
-            Op::Datr => Word::Datr {
-                cmode: g(Fk::CMode) as u8,
-                pad: g(Fk::Pad) as u8,
-                sat: g(Fk::Sat) != 0,
-                canon: g(Fk::Canon) != 0,
-                dtype: g(Fk::DataType) as u8,
-                rmode: g(Fk::RMode) as u8,
-                layout: g(Fk::Layout) as u8,
-            },
-            Op::Dim0 | Op::Dim1 | Op::Dim2 => Word::Dim {
-                lb: match op {
-                    Op::Dim0 => 0,
-                    Op::Dim1 => 1,
-                    _ => 2,
-                },
-                reg: g(Fk::RegSrc) as u8,
-                imm: g(Fk::Imm),
-            },
-            Op::Dimi => Word::Dimi {
-                lb: g(Fk::LoopNest) as u8,
-                imm: g(Fk::Imm8) as u8,
-            },
-            Op::Ior => Word::Ior {
-                dst: g(Fk::RegDst) as u8,
-                src0: g(Fk::RegSrc0) as u8,
-                src1: g(Fk::RegSrc1) as u8,
-                src2: g(Fk::RegSrc2) as u8,
-            },
-            Op::Iot => Word::Iot {
-                tile: g(Fk::SrcTile) as u8,
-                last: g(Fk::Last) != 0,
-                pemode: g(Fk::PEMode) as u8,
-            },
-            Op::Ios => Word::Ios {
-                id: g(Fk::SharedId) as u8,
-                size: g(Fk::SizeCode) as u8,
-                pemode: g(Fk::PEMode) as u8,
-            },
-            Op::Subview => Word::Subview {
-                sel: g(Fk::SrcSelect) as u8,
-                imm: g(Fk::Uimm11) as u16,
-                reg: g(Fk::RegSrc) as u8,
-                size: g(Fk::SubSize) as u8,
-            },
-            Op::Bstop => Word::Bstop,
-            Op::CBstop => Word::CBstop,
-        }
-    }
-
-    /// Encode through the format table.
-    pub fn encode(&self) -> u32 {
-        encode_vals(self.format(), &self.vals())
-    }
-
-    /// Bytes in memory order.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let w = self.encode();
-        w.to_le_bytes()[..self.len()].to_vec()
+        Err(not_a_command(word, width))
     }
 }
 
-/// Put values into a format's fields.
-pub fn encode_vals(fmt: &Format, v: &Vals) -> u32 {
-    let mut w = fmt.matches & fmt.mask;
-    for fd in fmt.fields {
-        if let Part::Value(k, vlo) = fd.part {
-            let x = (v[k as usize] >> vlo) << fd.lo;
-            w |= x & fd.mask();
-        }
-    }
-    w
+/// A nonzero must-be-zero field.
+fn must_be_zero(fmt: &Format, fd: &tables::FieldDef, word: u32) -> DecodeError {
+    let x = fd.get(word);
+    let msg = if fd.name == "SizeCode" {
+        format!(
+            "B.IOT SizeCode {x} selects a destination binding; TSTORE uses only the source form"
+        )
+    } else {
+        format!(
+            "{}: must-be-zero bits {} hold {x:#x}",
+            fmt.mnemonic, fd.bits
+        )
+    };
+    DecodeError::bad_field(0, fd.name, (fd.bits.hi, fd.bits.lo), x as u64, msg).expected("0")
 }
 
-/// Extract a format's values from a word.
-pub fn extract_vals(fmt: &Format, w: u32) -> Vals {
+/// A word no format row identifies.
+fn not_a_command(word: u32, width: u32) -> DecodeError {
+    if width == 32 && tables::bstart_family(word) {
+        let func = tables::bstart_function(word);
+        let zero = tables::format(Op::BstartTstore)
+            .field("zero")
+            .expect("BSTART has must-be-zero bits");
+        let message = if tables::tlsu_function_reserved(func) {
+            format!("BSTART TLSU function {func} is reserved in pto-spec 0.58.5")
+        } else if zero.get(word) != 0 {
+            format!(
+                "BSTART: must-be-zero bits {} hold {:#x}",
+                zero.bits,
+                zero.get(word)
+            )
+        } else {
+            format!("BSTART TLSU function {func} is not a store or load block this model covers")
+        };
+        let bits = tables::format(Op::BstartTstore)
+            .field("Function")
+            .expect("BSTART has a function")
+            .bits;
+        return DecodeError::bad_field(0, "Function", (bits.hi, bits.lo), func as u64, message)
+            .expected("1 (TSTORE) or 0 (TLOAD)");
+    }
+    DecodeError::unknown(
+        0,
+        Some((width - 1, 0)),
+        format!(
+            "{width}-bit word {:#0w$x} is not a TSTORE block command",
+            word,
+            w = (width / 4 + 2) as usize
+        ),
+    )
+    .expected(format!("one of {}", tables::mnemonics()))
+}
+
+/// A format's values in a word.
+fn extract(fmt: &Format, w: u32) -> Values {
     let mut v = [0u32; NUM_FK];
     for fd in fmt.fields {
         if let Part::Value(k, vlo) = fd.part {
@@ -274,47 +317,27 @@ pub fn extract_vals(fmt: &Format, w: u32) -> Vals {
     v
 }
 
-fn field_of(fmt: &Format, k: Fk) -> Option<&'static tables::FieldDef> {
-    fmt.fields
-        .iter()
-        .find(|f| matches!(f.part, Part::Value(kk, _) if kk == k))
-}
-
-fn ferr(fmt: &Format, k: Fk, message: String, expected: &str) -> FieldError {
-    let fd = field_of(fmt, k);
-    FieldError {
-        field: fd.map(|f| f.name).unwrap_or("?"),
-        bits: fd.map(|f| (f.hi as u32, f.lo as u32)),
-        message,
-        expected: expected.to_string(),
-    }
-}
-
-/// Value ranges that the field widths alone do not pin: reserved codes and
-/// illegal selectors. Shared by the decoder and the assembler.
-pub fn check_vals(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
-    check_widths(fmt, v)?;
-    check_codes(fmt, v)
+/// A bad value of `k` in `fmt`.
+fn bad_value(fmt: &Format, k: Fk, v: u32, message: String, expected: String) -> DecodeError {
+    let fd = fmt.value_field(k).expect("a checked value has a field");
+    DecodeError::bad_field(0, fd.name, (fd.bits.hi, fd.bits.lo), v as u64, message)
+        .expected(expected)
 }
 
 /// Every value fits its field(s). Decoded values always do; the assembler
 /// can hand in anything.
-pub fn check_widths(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
-    let g = |k: Fk| v[k as usize];
+fn check_widths(fmt: &Format, v: &Values) -> Result<(), DecodeError> {
     for fd in fmt.fields {
-        if let Part::Value(k, vlo) = fd.part {
-            let total: u32 = fmt
-                .fields
-                .iter()
-                .filter(|f| matches!(f.part, Part::Value(kk, _) if kk == k))
-                .map(|f| (f.hi - f.lo + 1) as u32)
-                .sum();
-            if vlo == 0 && total < 32 && g(k) >> total != 0 {
-                return Err(ferr(
+        if let Part::Value(k, 0) = fd.part {
+            let total = fmt.value_width(k);
+            let x = v[k as usize];
+            if total < 32 && x >> total != 0 {
+                return Err(bad_value(
                     fmt,
                     k,
-                    format!("{} = {} does not fit in {total} bits", fd.name, g(k)),
-                    &format!("0..={}", (1u64 << total) - 1),
+                    x,
+                    format!("{} = {x} does not fit in {total} bits", fd.name),
+                    format!("0..={}", (1u64 << total) - 1),
                 ));
             }
         }
@@ -322,221 +345,160 @@ pub fn check_widths(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// Reserved codes and illegal selectors (a field the format lacks holds 0).
-pub fn check_codes(fmt: &Format, v: &Vals) -> Result<(), FieldError> {
+/// Reserved codes and illegal selectors (a value the format lacks is 0).
+fn check_codes(fmt: &Format, v: &Values) -> Result<(), DecodeError> {
     let g = |k: Fk| v[k as usize];
-    let gprs = [
-        Fk::RegSrc,
-        Fk::RegDst,
-        Fk::RegSrc0,
-        Fk::RegSrc1,
-        Fk::RegSrc2,
-    ];
-    for k in gprs {
-        if g(k) > 23 {
-            return Err(ferr(
-                fmt,
-                k,
-                format!("GPR selector {} is illegal", g(k)),
-                "a selector 0..23 (zero, sp, a0..a7, ra, s0..s8, x0..x3)",
-            ));
-        }
+    if let Some(&k) = GPR_FIELDS.iter().find(|&&k| g(k) as usize >= GPRS.len()) {
+        return Err(bad_value(
+            fmt,
+            k,
+            g(k),
+            format!("GPR selector {} is illegal", g(k)),
+            tables::gpr_expected(),
+        ));
     }
-    let dt = g(Fk::DataType) as u8;
+    let bad =
+        |k: Fk, message: String, expected: String| Err(bad_value(fmt, k, g(k), message, expected));
     match fmt.op {
         // A reserved BSTART.TSTORE DataType decodes: it is a legality fault of the block
         // (`bstart_dtype`), after the zero-mask rule.
-        Op::Datr if tables::datr_layout(g(Fk::Layout) as u8).is_none() => {
-            return Err(ferr(
-                fmt,
-                Fk::Layout,
-                format!("Layout {} is unassigned", g(Fk::Layout)),
-                "an assigned code: 0, 1, 3, 4, 6, 8, 9, 17, 18, 20, 21..28, 30",
-            ));
-        }
-        Op::Ios if g(Fk::SizeCode) > 12 => {
-            return Err(ferr(
-                fmt,
-                Fk::SizeCode,
-                format!("B.IOS SizeCode {} is reserved", g(Fk::SizeCode)),
-                "0 (source) or 1..12 (destination sizes)",
-            ));
-        }
-        Op::Datr if tables::dtype(dt).is_none() => {
-            return Err(ferr(
-                fmt,
-                Fk::DataType,
-                format!("DataType {dt} is reserved"),
-                "an assigned code: 0..14, 16..20, 24..28, or 31 (DTYPE_NONE)",
-            ));
-        }
-        Op::Dimi if g(Fk::LoopNest) == 3 => {
-            return Err(ferr(
-                fmt,
-                Fk::LoopNest,
-                "LoopNest 3 is reserved".into(),
-                "0..2 (LB0..LB2)",
-            ));
-        }
-        Op::Subview if g(Fk::SubSize) == 0 || g(Fk::SubSize) > 12 => {
-            return Err(ferr(
-                fmt,
-                Fk::SubSize,
-                format!("SubviewSizeCode {} is illegal", g(Fk::SubSize)),
-                "1..12",
-            ));
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// The identifying bits of each format row, computed once from the table.
-fn key_masks() -> &'static [u32] {
-    static KEYS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
-    KEYS.get_or_init(|| FORMATS.iter().map(|f| f.key_mask()).collect())
-}
-
-/// Decode one word of `width` bits (16 or 32).
-pub fn decode(word: u32, width: u32) -> Result<Word, FieldError> {
-    for (fmt, &key) in FORMATS.iter().zip(key_masks().iter()) {
-        if fmt.width != width {
-            continue;
-        }
-        if word & key != fmt.matches & key {
-            continue;
-        }
-        for fd in fmt.fields {
-            if fd.part == Part::Zero && fd.get(word) != 0 {
-                let msg = if fd.name == "SizeCode" {
-                    format!(
-                        "B.IOT SizeCode {} selects a destination binding; TSTORE uses only the source form",
-                        fd.get(word)
-                    )
-                } else {
-                    format!(
-                        "{}: must-be-zero bits {}:{} hold {:#x}",
-                        fmt.mnemonic,
-                        fd.hi,
-                        fd.lo,
-                        fd.get(word)
-                    )
-                };
-                return Err(FieldError {
-                    field: fd.name,
-                    bits: Some((fd.hi as u32, fd.lo as u32)),
-                    message: msg,
-                    expected: "0".into(),
-                });
-            }
-        }
-        let v = extract_vals(fmt, word);
-        check_codes(fmt, &v)?;
-        return Ok(Word::from_vals(fmt.op, &v));
-    }
-    if width == 32 && word & tables::BSTART_FAMILY_MASK == tables::BSTART_FAMILY_MATCH {
-        let func = (word >> 20) & 31;
-        let reserved = tables::tlsu_function_reserved(func);
-        return Err(FieldError {
-            field: "Function",
-            bits: Some((24, 20)),
-            message: if reserved {
-                format!("BSTART TLSU function {func} is reserved in pto-spec 0.58.5")
-            } else if (word >> 25) & 3 != 0 {
-                format!(
-                    "BSTART: must-be-zero bits 26:25 hold {:#x}",
-                    (word >> 25) & 3
-                )
-            } else {
-                format!(
-                    "BSTART TLSU function {func} is not a store or load block this model covers"
-                )
-            },
-            expected: "1 (TSTORE) or 0 (TLOAD)".into(),
-        });
-    }
-    Err(FieldError {
-        field: "opcode",
-        bits: Some((width - 1, 0)),
-        message: format!(
-            "{width}-bit word {:#0w$x} is not a TSTORE block command",
-            word,
-            w = (width / 4 + 2) as usize
+        Op::Datr if tables::datr_layout(g(Fk::Layout) as u8).is_none() => bad(
+            Fk::Layout,
+            format!("Layout {} is unassigned", g(Fk::Layout)),
+            format!("an assigned code: {}", tables::datr_layouts_assigned()),
         ),
-        expected: "one of BSTART.TSTORE, BSTART.TLOAD, B.DATR, B.DIM, C.B.DIMI, B.IOR, B.IOT, B.IOS, B.SUBVIEW, BSTOP, C.BSTOP".into(),
-    })
+        Op::Ios if g(Fk::SizeCode) > 12 => bad(
+            Fk::SizeCode,
+            format!("B.IOS SizeCode {} is reserved", g(Fk::SizeCode)),
+            "0 (source) or 1..12 (destination sizes)".into(),
+        ),
+        Op::Datr if tables::dtype(g(Fk::DataType) as u8).is_none() => bad(
+            Fk::DataType,
+            format!("DataType {} is reserved", g(Fk::DataType)),
+            format!(
+                "an assigned code: {} ({} = DTYPE_NONE)",
+                tables::code_ranges(tables::DTYPES.iter().map(|d| d.code)),
+                tables::DTYPE_NONE
+            ),
+        ),
+        Op::Dimi if g(Fk::LoopNest) == 3 => bad(
+            Fk::LoopNest,
+            "LoopNest 3 is reserved".into(),
+            "0..2 (LB0..LB2)".into(),
+        ),
+        Op::Subview if g(Fk::SubSize) == 0 || g(Fk::SubSize) > 12 => bad(
+            Fk::SubSize,
+            format!("SubviewSizeCode {} is illegal", g(Fk::SubSize)),
+            "1..12".into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The field a decode error names: the bad field, `opcode` when no command
+/// matches, `length` when the bytes end inside a word.
+pub(crate) fn failing_field(e: &DecodeError) -> &'static str {
+    match e.kind {
+        DecodeErrorKind::BadField { field, .. } => field,
+        DecodeErrorKind::UnknownEncoding => "opcode",
+        DecodeErrorKind::Truncated { .. } => "length",
+    }
 }
 
 /// One word of a byte stream: where it starts, its width, its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Raw {
-    pub offset: usize,
-    pub width: u32,
-    pub value: u64,
+pub(crate) struct Raw {
+    pub(crate) offset: usize,
+    pub(crate) width: u32,
+    pub(crate) value: u64,
+}
+
+impl Raw {
+    /// The word's bytes in memory order.
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        self.value.to_le_bytes()[..(self.width / 8) as usize].to_vec()
+    }
+}
+
+/// The first word of `bytes` (at stream offset `at`) by the length rule.
+fn split_one(bytes: &[u8], at: usize) -> Result<Raw, DecodeError> {
+    let rest = &bytes[at..];
+    if rest.len() < 2 {
+        return Err(DecodeError::truncated(
+            at as u64,
+            2,
+            rest.len(),
+            format!("truncated command word: 1 byte left at offset {at}"),
+        )
+        .expected("a 16-bit halfword at least"));
+    }
+    let h = u16::from_le_bytes([rest[0], rest[1]]);
+    let width = tables::word_bits(h);
+    let n = (width / 8) as usize;
+    if rest.len() < n {
+        let mut e = DecodeError::truncated(
+            at as u64,
+            n,
+            rest.len(),
+            format!(
+                "truncated {width}-bit command word: {} bytes left at offset {at}",
+                rest.len()
+            ),
+        )
+        .expected(format!("{n} bytes"));
+        e.bits = Some((3, 0));
+        return Err(e);
+    }
+    let mut b = [0u8; 8];
+    b[..n].copy_from_slice(&rest[..n]);
+    Ok(Raw {
+        offset: at,
+        width,
+        value: u64::from_le_bytes(b),
+    })
 }
 
 /// Split a byte stream by the length rule.
-pub fn split(bytes: &[u8]) -> Result<Vec<Raw>, Diagnostic> {
+pub(crate) fn split(bytes: &[u8]) -> Result<Vec<Raw>, DecodeError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes.len() - i < 2 {
-            return Err(Diagnostic::encoding(format!(
-                "truncated command word: 1 byte left at offset {i}"
-            ))
-            .at_byte(i as u64, None)
-            .expected("a 16-bit halfword at least"));
-        }
-        let h = u16::from_le_bytes([bytes[i], bytes[i + 1]]);
-        let width = tables::word_bits(h);
-        let n = (width / 8) as usize;
-        if bytes.len() - i < n {
-            return Err(Diagnostic::encoding(format!(
-                "truncated {width}-bit command word: {} bytes left at offset {i}",
-                bytes.len() - i
-            ))
-            .at_byte(i as u64, Some((3, 0)))
-            .rule("length rule (pto.md §1)")
-            .expected(format!("{n} bytes")));
-        }
-        let mut b = [0u8; 8];
-        b[..n].copy_from_slice(&bytes[i..i + n]);
-        out.push(Raw {
-            offset: i,
-            width,
-            value: u64::from_le_bytes(b),
-        });
-        i += n;
+        let r = split_one(bytes, i)?;
+        i += (r.width / 8) as usize;
+        out.push(r);
     }
     Ok(out)
 }
 
-/// Decode a raw word (48/64-bit words are never TSTORE commands).
-pub fn decode_raw(r: &Raw) -> Result<Word, FieldError> {
+/// Decode a raw word (48/64-bit words are never TSTORE commands); the error
+/// carries the word's stream offset.
+pub(crate) fn decode_raw(r: &Raw) -> Result<Word, DecodeError> {
     if r.width > 32 {
-        return Err(FieldError {
-            field: "length",
-            bits: Some((3, 0)),
-            message: format!(
+        return Err(DecodeError::bad_field(
+            r.offset as u64,
+            "length",
+            (3, 0),
+            r.value & 0xf,
+            format!(
                 "{}-bit command word {:#x} is not a TSTORE block command",
                 r.width, r.value
             ),
-            expected: "a 16- or 32-bit command".into(),
-        });
+        )
+        .expected("a 16- or 32-bit command"));
     }
-    decode(r.value as u32, r.width)
+    Word::decode(r.value as u32, r.width).map_err(|e| e.offset_by(r.offset as u64))
 }
 
-/// Split and decode, failing at the first bad word with its byte offset.
-pub fn decode_stream(bytes: &[u8]) -> Result<Vec<(Raw, Word)>, Diagnostic> {
-    split(bytes)?
-        .into_iter()
-        .map(|r| {
-            decode_raw(&r)
-                .map(|w| (r, w))
-                .map_err(|e| e.into_diag().offset_by(r.offset as u64))
-        })
-        .collect()
+/// Decode a whole stream of command words, failing at the first bad word with
+/// its byte offset.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Word>, DecodeError> {
+    split(bytes)?.iter().map(decode_raw).collect()
+}
+
+/// Decode the first command word of `bytes`: the word and its size in bytes.
+pub fn decode_one(bytes: &[u8]) -> Result<(Word, usize), DecodeError> {
+    let r = split_one(bytes, 0)?;
+    Ok((decode_raw(&r)?, (r.width / 8) as usize))
 }
 
 fn lb(n: u8) -> String {
@@ -546,69 +508,49 @@ fn lb(n: u8) -> String {
 impl fmt::Display for Word {
     /// The canonical spelling.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use tables::{dtype_name, GPRS};
+        use tables::dtype_name;
+        let gpr = |s: u8| GPRS[s as usize];
+        f.write_str(self.format().mnemonic)?;
         match *self {
-            Word::Bstart { tload, dtype } => write!(
-                f,
-                "BSTART.{} {}",
-                if tload { "TLOAD" } else { "TSTORE" },
-                dtype_name(dtype)
-            ),
-            Word::Datr {
-                cmode,
-                pad,
-                sat,
-                canon,
-                dtype,
-                rmode,
-                layout,
-            } => {
+            Word::Bstart { dtype, .. } => write!(f, " {}", dtype_name(dtype)),
+            Word::Datr { dtype, layout, .. } => {
                 write!(
                     f,
-                    "B.DATR {}, {}",
+                    " {}, {}",
                     tables::datr_layout_name(layout),
                     dtype_name(dtype)
                 )?;
-                if pad != 0 {
-                    write!(f, ", pad={pad}")?;
-                }
-                if cmode != 0 {
-                    write!(f, ", cmode={cmode}")?;
-                }
-                if rmode != 0 {
-                    write!(f, ", rmode={rmode}")?;
-                }
-                if sat {
-                    f.write_str(", sat")?;
-                }
-                if canon {
-                    f.write_str(", canon")?;
+                let v = self.values();
+                for (key, k, valued) in tables::DATR_OPTIONS {
+                    match (v[k as usize], valued) {
+                        (0, _) => {}
+                        (x, true) => write!(f, ", {key}={x}")?,
+                        (_, false) => write!(f, ", {key}")?,
+                    }
                 }
                 Ok(())
             }
-            Word::Dim { lb: n, reg, imm } => {
-                write!(f, "B.DIM {}, {imm}, {}", GPRS[reg as usize], lb(n))
-            }
-            Word::Dimi { lb: n, imm } => write!(f, "C.B.DIMI {imm}, {}", lb(n)),
+            Word::Dim { lb: n, reg, imm } => write!(f, " {}, {imm}, {}", gpr(reg), lb(n)),
+            Word::Dimi { lb: n, imm } => write!(f, " {imm}, {}", lb(n)),
             Word::Ior {
                 dst,
                 src0,
                 src1,
                 src2,
             } => {
-                write!(f, "B.IOR {}, {}", GPRS[src0 as usize], GPRS[src1 as usize])?;
+                write!(f, " {}, {}", gpr(src0), gpr(src1))?;
                 if src2 != 0 {
-                    write!(f, ", {}", GPRS[src2 as usize])?;
+                    write!(f, ", {}", gpr(src2))?;
                 }
                 if dst != 0 {
-                    write!(f, ", ->{}", GPRS[dst as usize])?;
+                    write!(f, ", ->{}", gpr(dst))?;
                 }
                 Ok(())
             }
             Word::Iot { tile, last, pemode } => {
                 write!(
                     f,
-                    "B.IOT {}, mask={}",
+                    " {}, mask={}",
                     tables::tile_name(tile),
                     tables::mask_text(pemode)
                 )?;
@@ -618,7 +560,7 @@ impl fmt::Display for Word {
                 Ok(())
             }
             Word::Ios { id, size, pemode } => {
-                write!(f, "B.IOS S{id}, mask={}", tables::mask_text(pemode))?;
+                write!(f, " S{id}, mask={}", tables::mask_text(pemode))?;
                 if size != 0 {
                     write!(f, ", size={size}")?;
                 }
@@ -629,9 +571,8 @@ impl fmt::Display for Word {
                 imm,
                 reg,
                 size,
-            } => write!(f, "B.SUBVIEW {sel}, {}, {imm}, {size}", GPRS[reg as usize]),
-            Word::Bstop => f.write_str("BSTOP"),
-            Word::CBstop => f.write_str("C.BSTOP"),
+            } => write!(f, " {sel}, {}, {imm}, {size}", gpr(reg)),
+            Word::Bstop | Word::CBstop => Ok(()),
         }
     }
 }

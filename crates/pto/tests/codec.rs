@@ -2,10 +2,23 @@
 //! and its errors.
 
 use proptest::prelude::*;
+use xstore_core::decode::{DecodeError, DecodeErrorKind};
 use xstore_core::Location;
 use xstore_pto::tables::{self, Fk, Part, FORMATS, NUM_FK};
-use xstore_pto::word::{self, check_vals, decode, encode_vals, Word};
-use xstore_pto::{asm, isa};
+use xstore_pto::{decode_one, isa, Word};
+
+/// The field a decode error names (`opcode` when no command matches).
+fn field(e: &DecodeError) -> &'static str {
+    match e.kind {
+        DecodeErrorKind::BadField { field, .. } => field,
+        DecodeErrorKind::UnknownEncoding => "opcode",
+        DecodeErrorKind::Truncated { .. } => "length",
+    }
+}
+
+fn decode(w: u32, width: u32) -> Result<Word, DecodeError> {
+    Word::decode(w, width)
+}
 
 fn asm1(text: &str) -> Vec<u8> {
     let v = isa().asm(text).unwrap_or_else(|d| panic!("{text}: {d}"));
@@ -117,7 +130,7 @@ fn ios_mask_0011_is_rejected_with_the_encodable_masks() {
 }
 
 fn located(text: &str) -> (u32, u32, String) {
-    let d = asm::assemble(text).unwrap_err();
+    let d = xstore_pto::assemble(text).unwrap_err();
     match d.location {
         Location::Text { line, col, .. } => (line, col, d.to_string()),
         _ => panic!("no text location: {d}"),
@@ -182,10 +195,20 @@ fn parser_errors_are_located_at_line_and_column() {
 #[test]
 fn comments_blank_lines_and_semicolons() {
     let text = "// header\n\nBSTART.TSTORE U8 // dtype\n  ;  BSTOP ;";
-    let v = asm::assemble(text).unwrap();
-    assert_eq!(v.len(), 2);
-    assert_eq!((v[0].line, v[0].col), (3, 1));
-    assert_eq!((v[1].line, v[1].col), (4, 6));
+    let v = xstore_pto::assemble(text).unwrap();
+    assert_eq!(
+        v,
+        [
+            Word::Bstart {
+                tload: false,
+                dtype: 27
+            },
+            Word::Bstop
+        ]
+    );
+    // Each command is located at its own line and column.
+    let (line, col, _) = located("// header\n\nBSTART.TSTORE U8 // dtype\n  ;  BSTOP a0;");
+    assert_eq!((line, col), (4, 12));
 }
 
 // ---------------------------------------------------------------------------
@@ -215,16 +238,26 @@ fn every_bit_of_every_row_is_fixed_or_a_named_field_once() {
             .filter(|fd| !matches!(fd.part, Part::Value(..)))
             .fold(0, |m, fd| m | fd.mask());
         assert_eq!(
-            fixed_or_zero, f.mask,
+            fixed_or_zero,
+            f.mask(),
             "{}: mask is fixed ∪ must-be-zero",
             f.mnemonic
         );
-        assert_eq!(f.matches & !f.mask, 0, "{}: match outside mask", f.mnemonic);
-        for fd in f.fields.iter().filter(|fd| fd.part == Part::Zero) {
+        assert_eq!(
+            f.matches() & !f.mask(),
+            0,
+            "{}: match outside mask",
+            f.mnemonic
+        );
+        for fd in f.fields {
+            let want = match fd.part {
+                Part::Fixed(v) => v,
+                _ => 0,
+            };
             assert_eq!(
-                f.matches & fd.mask(),
-                0,
-                "{}: {} must match zero",
+                fd.get(f.matches()),
+                want,
+                "{}: {} in the match",
                 f.mnemonic,
                 fd.name
             );
@@ -233,7 +266,7 @@ fn every_bit_of_every_row_is_fixed_or_a_named_field_once() {
 }
 
 #[test]
-fn the_masks_are_those_of_the_supplement() {
+fn the_masks_are_those_of_the_specification() {
     let want: &[(&str, u32, u32)] = &[
         ("BSTART.TSTORE", 0x07ffffff, 0x00111181),
         ("BSTART.TLOAD", 0x07ffffff, 0x00011181),
@@ -248,12 +281,12 @@ fn the_masks_are_those_of_the_supplement() {
     ];
     for (m, mask, mat) in want {
         let f = FORMATS.iter().find(|f| f.mnemonic == *m).unwrap();
-        assert_eq!((f.mask, f.matches), (*mask, *mat), "{m}");
+        assert_eq!((f.mask(), f.matches()), (*mask, *mat), "{m}");
     }
     let dims: Vec<u32> = FORMATS
         .iter()
         .filter(|f| f.mnemonic == "B.DIM")
-        .map(|f| f.matches)
+        .map(|f| f.matches())
         .collect();
     assert_eq!(dims, [0x43, 0x1043, 0x2043]);
 }
@@ -269,14 +302,14 @@ fn no_two_rows_overlap() {
             let (ka, kb) = (a.key_mask(), b.key_mask());
             let common = ka & kb;
             assert_ne!(
-                (a.matches ^ b.matches) & common,
+                (a.matches() ^ b.matches()) & common,
                 0,
                 "{} and {} overlap",
                 a.mnemonic,
                 b.mnemonic
             );
             // And with the full masks too.
-            assert_ne!((a.matches ^ b.matches) & a.mask & b.mask, 0);
+            assert_ne!((a.matches() ^ b.matches()) & a.mask() & b.mask(), 0);
         }
     }
 }
@@ -285,7 +318,7 @@ fn field_widths(f: &tables::Format) -> [u32; NUM_FK] {
     let mut w = [0u32; NUM_FK];
     for fd in f.fields {
         if let Part::Value(k, _) = fd.part {
-            w[k as usize] += (fd.hi - fd.lo + 1) as u32;
+            w[k as usize] += fd.bits.width();
         }
     }
     w
@@ -318,25 +351,34 @@ proptest! {
         v[Fk::DataType as usize] = if widths[Fk::DataType as usize] > 0 { dts[seed[0] as usize % dts.len()] as u32 } else { 0 };
         if widths[Fk::LoopNest as usize] > 0 { v[Fk::LoopNest as usize] %= 3; }
         if widths[Fk::SubSize as usize] > 0 { v[Fk::SubSize as usize] = 1 + v[Fk::SubSize as usize] % 12; }
-        prop_assert!(check_vals(f, &v).is_ok());
-        let w = encode_vals(f, &v);
+        let built = Word::from_values(f.op, &v);
+        prop_assert!(built.is_ok(), "{:?}", built);
+        let w = built.unwrap().raw();
+        // The value bits are where the field rows put them, the rest is the match.
+        let mut want = f.matches();
+        for fd in f.fields {
+            if let Part::Value(k, vlo) = fd.part {
+                want |= ((v[k as usize] >> vlo) << fd.bits.lo) & fd.mask();
+            }
+        }
+        prop_assert_eq!(w, want);
         let d = decode(w, f.width).unwrap();
         prop_assert_eq!(d.op(), f.op);
-        prop_assert_eq!(d.vals(), v);
-        prop_assert_eq!(d.encode(), w);
+        prop_assert_eq!(d.values(), v);
+        prop_assert_eq!(d.raw(), w);
         // parse ∘ print is the identity on canonical text.
         let text = d.to_string();
-        let again = asm::assemble(&text).unwrap();
-        prop_assert_eq!(again.len(), 1);
-        prop_assert_eq!(again[0].word, d);
+        let again = xstore_pto::assemble(&text).unwrap();
+        prop_assert_eq!(again, vec![d]);
     }
 
     #[test]
     fn any_word_that_decodes_re_encodes_byte_exactly(w in any::<u32>(), short in any::<bool>()) {
         let (w, width) = if short { (w & 0xffff, 16) } else { (w, 32) };
         if let Ok(d) = decode(w, width) {
-            prop_assert_eq!(d.encode(), w);
-            prop_assert_eq!(d.len() as u32 * 8, width);
+            prop_assert_eq!(d.raw(), w);
+            prop_assert_eq!(d.size() as u32 * 8, width);
+            prop_assert_eq!(d.encode(), w.to_le_bytes()[..d.size()].to_vec());
         }
     }
 
@@ -377,9 +419,14 @@ fn reserved_codes_and_must_be_zero_bits_are_rejected_with_the_field() {
         (0x0000_0002, 16, "opcode"),
         (0x0000_0003, 32, "opcode"),
     ];
-    for &(w, width, field) in cases {
+    for &(w, width, want) in cases {
         let e = decode(w, width).unwrap_err();
-        assert_eq!(e.field, field, "{w:#x}: {}", e.message);
+        assert_eq!(field(&e), want, "{w:#x}: {}", e.message);
+        assert_eq!(
+            matches!(e.kind, DecodeErrorKind::UnknownEncoding),
+            want == "opcode",
+            "{w:#x}: {e:?}"
+        );
         assert!(e.bits.is_some());
     }
     // A reserved BSTART.TSTORE DataType decodes (a legality fault of the block, not of the
@@ -423,7 +470,7 @@ fn datr_accepts_dtype_none_names_assigned_layouts_and_rejects_unassigned_ones() 
     // An unassigned one is not encodable and does not decode.
     for code in (0..32u32).filter(|c| !want.contains(&(*c as u8))) {
         let e = decode(0x0000_1023 | code << 7, 32).unwrap_err();
-        assert_eq!(e.field, "Layout", "{code}");
+        assert_eq!(field(&e), "Layout", "{code}");
         let d = isa().asm(&format!("B.DATR L{code}, U8")).unwrap_err();
         assert!(d.to_string().contains("unassigned"), "{d}");
     }
@@ -436,10 +483,16 @@ fn the_length_rule_splits_by_the_low_bits() {
     assert_eq!(tables::word_bits(0x1181), 32);
     assert_eq!(tables::word_bits(0x000e), 48);
     assert_eq!(tables::word_bits(0x000f), 64);
-    let raws = word::split(&[0x3c, 0x10, 0x81, 0x11, 0x11, 0xd8, 0x0e, 0, 0, 0, 0, 0]).unwrap();
-    assert_eq!(
-        raws.iter().map(|r| (r.offset, r.width)).collect::<Vec<_>>(),
-        [(0, 16), (2, 32), (6, 48)]
+    let stream = [0x3c, 0x10, 0x81, 0x11, 0x11, 0xd8, 0x0e, 0, 0, 0, 0, 0];
+    assert_eq!(decode_one(&stream).unwrap().1, 2);
+    assert_eq!(decode_one(&stream[2..]).unwrap().1, 4);
+    // The 48-bit word at byte 6 splits whole (its 6 bytes are there) but is no command.
+    let e = xstore_pto::decode(&stream).unwrap_err();
+    assert_eq!((field(&e), e.offset), ("length", 6));
+    let e = xstore_pto::decode(&stream[..10]).unwrap_err();
+    assert!(
+        matches!(e.kind, DecodeErrorKind::Truncated { need: 6, have: 4 }),
+        "{e:?}"
     );
     // A 48-bit word is never a TSTORE command; the error names the byte offset.
     let d = isa()

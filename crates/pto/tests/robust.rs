@@ -5,12 +5,12 @@ use proptest::prelude::*;
 use xstore_core::isa::run_scenario;
 use xstore_core::scenario::Scenario;
 use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
-use xstore_pto::exec::{run_words, BlockResult, Scratch};
-use xstore_pto::tables::{TileLayout, CUBE_CELLS};
-use xstore_pto::tile::{Location, Machine, Shape, Tile};
-use xstore_pto::{asm, isa};
+use xstore_pto::isa;
+use xstore_pto::tables::{self, TileLayout, CUBE_CELLS};
+use xstore_pto::{Location, Machine, Shape, Step, Tile};
 
-/// pto.md §3, written out again: physical element index of logical (r, c).
+/// The CUBE cell geometry (docs/pto.md, "Semantics"), written out again: physical element
+/// index of logical (r, c).
 fn phys_ref(layout: TileLayout, bits: u32, rows: u32, cols: u32, r: u32, c: u32) -> u32 {
     let (cr, cc) = match (layout, bits) {
         (TileLayout::CubeN8, 32) => (4, 8),
@@ -53,6 +53,38 @@ fn nib_or_bytes(payload: &[u8], idx: u32, bits: u32) -> u64 {
     }
 }
 
+/// GM (64 KiB filled with 0x5a) after storing the valid `vr × vc` elements of
+/// a `rows × cols` CUBE payload at 0x100 with row stride `stride`.
+fn expected_image(
+    cell: &tables::CubeCell,
+    payload: &[u8],
+    (rows, cols): (u32, u32),
+    (vr, vc): (u32, u32),
+    stride: u64,
+) -> Vec<u8> {
+    let mut want = vec![0x5au8; 0x10000];
+    for r in 0..vr {
+        for c in 0..vc {
+            let i = phys_ref(cell.layout, cell.bits, rows, cols, r, c);
+            let v = nib_or_bytes(payload, i, cell.bits);
+            let row = 0x100 + r as usize * stride as usize;
+            if cell.bits == 4 {
+                let a = row + c as usize / 2;
+                want[a] = if c % 2 == 0 {
+                    (want[a] & 0xf0) | v as u8
+                } else {
+                    (want[a] & 0x0f) | ((v as u8) << 4)
+                };
+            } else {
+                let n = cell.bits as usize / 8;
+                let a = row + c as usize * n;
+                want[a..a + n].copy_from_slice(&v.to_le_bytes()[..n]);
+            }
+        }
+    }
+    want
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -82,7 +114,7 @@ proptest! {
         };
         let vc = (ccells - 1) * cell.cols + 1 + vc_seed % cell.cols;
         let dtype = match cell.bits { 32 => 25, 16 => 26, 8 => 27, _ => 28 };
-        let mut t = Tile::new(Shape {
+        let shape = Shape {
             dtype,
             layout: cell.layout,
             location: Location::Matrix,
@@ -90,20 +122,22 @@ proptest! {
             cols,
             valid_rows: vr,
             valid_cols: vc,
-        });
-        prop_assert!(t.shape.check(65536).is_ok(), "{:?}", t.shape.check(65536));
-        prop_assert_eq!(t.shape.rows(), rows);
+        };
+        let t = Tile::local(shape);
+        prop_assert!(t.is_ok(), "{:?}", t);
+        let mut t = t.unwrap();
+        prop_assert_eq!(t.shape().rows(), rows);
         let mut rng = xstore_core::bench::XorShift(seed | 1);
-        for b in t.payload.iter_mut() {
+        for b in t.payload_mut().iter_mut() {
             *b = rng.next_u64() as u8;
         }
-        let payload = t.payload.clone();
+        let payload = t.payload().to_vec();
         let mut m = Machine::new();
-        *m.local_mut(2, 40) = Some(t);
+        m.set_local(2, 40, Some(t));
         let dense = (vc as u64 * cell.bits as u64).div_ceil(8);
         let stride = dense + stride_pad * (cell.bits as u64 / 8).max(1);
-        m.gpr[2][2] = 0x100;
-        m.gpr[2][3] = stride;
+        m.set_gpr(2, "a0", 0x100).unwrap();
+        m.set_gpr(2, "a1", stride).unwrap();
         let (name, dt) = match cell.layout {
             TileLayout::CubeM32 => ("M322ND", ""),
             TileLayout::CubeM16 => ("M162ND", ""),
@@ -113,27 +147,12 @@ proptest! {
         let text = format!(
             "BSTART.TSTORE {dn}{dt}; B.DATR {name}, DTYPE_NONE; B.DIM LB0, {vc}; B.DIM LB1, {vr}; B.IOR a0, a1; B.IOT M#9, mask=0010, last; BSTOP"
         );
-        let ws: Vec<_> = asm::assemble(&text).unwrap().iter().map(|s| s.word).collect();
+        let ws = xstore_pto::assemble(&text).unwrap();
         let region = Region::new(0, 0x10000, Access::ReadWrite).unwrap().with_fill(0x5a);
         let mut mem = Memory::new(MemoryMap::new(vec![region]).unwrap());
-        let res = run_words(&m, &ws, &mut mem, &mut Scratch::default(), &mut VecTrace::default());
-        prop_assert_eq!(res, BlockResult::Ok);
-        // Expected GM image.
-        let mut want = vec![0x5au8; 0x10000];
-        for r in 0..vr {
-            for c in 0..vc {
-                let v = nib_or_bytes(&payload, phys_ref(cell.layout, cell.bits, rows, cols, r, c), cell.bits);
-                let row = 0x100 + r as usize * stride as usize;
-                if cell.bits == 4 {
-                    let a = row + c as usize / 2;
-                    want[a] = if c % 2 == 0 { (want[a] & 0xf0) | v as u8 } else { (want[a] & 0x0f) | ((v as u8) << 4) };
-                } else {
-                    let n = cell.bits as usize / 8;
-                    let a = row + c as usize * n;
-                    want[a..a + n].copy_from_slice(&v.to_le_bytes()[..n]);
-                }
-            }
-        }
+        let res = m.execute(&ws, &mut mem, &mut VecTrace::default());
+        prop_assert_eq!(res, Ok(Step::Stored));
+        let want = expected_image(&cell, &payload, (rows, cols), (vr, vc), stride);
         let got: Vec<u8> = mem.peek(0, 0x10000).into_iter().map(|b| b.unwrap()).collect();
         prop_assert!(got == want, "{:?} {}x{} of {}x{}", cell, vr, vc, rows, cols);
     }

@@ -1,0 +1,420 @@
+//! The block checker: the header-stream rules (BundleControl) and the
+//! legality the block's bytes alone decide (TileLegality). `run` raises the
+//! first violation as a fault; `validate` reports every one.
+
+use crate::exec::PtoFault;
+use crate::tables::{self, LayoutUse, Rule, TileLayout};
+use crate::word::Word;
+
+/// A rule that does not hold, with a sentence saying where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Violation {
+    pub(crate) rule: Rule,
+    pub(crate) detail: String,
+    /// Index of the word (inside the block) it concerns, when there is one.
+    pub(crate) word: Option<usize>,
+}
+
+impl Violation {
+    /// The fault a block breaking this rule ends with.
+    pub(crate) fn fault(self) -> PtoFault {
+        let name = self.rule.name();
+        PtoFault::new(self.rule, None, format!("{} [{name}]", self.detail))
+    }
+}
+
+fn viol(rule: Rule, word: Option<usize>, detail: impl Into<String>) -> Violation {
+    Violation {
+        rule,
+        detail: detail.into(),
+        word,
+    }
+}
+
+/// How an LB is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DimSrc {
+    /// B.DIM: GPR + uimm17, mod 2^16.
+    Reg { reg: u8, imm: u32 },
+    /// C.B.DIMI: imm8.
+    Imm(u8),
+}
+
+/// The block's source binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// B.IOT: a Local tile code.
+    Local(u8),
+    /// B.IOS: a Shared tile id.
+    Shared(u8),
+}
+
+/// A B.SUBVIEW: cell offset GPR + uimm11, SubviewSizeCode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Subview {
+    pub(crate) reg: u8,
+    pub(crate) imm: u16,
+    pub(crate) size: u8,
+}
+
+/// What a block's header stream resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) tload: bool,
+    pub(crate) dtype: u8,
+    pub(crate) datr: Option<Word>,
+    pub(crate) lb: [Option<DimSrc>; 3],
+    pub(crate) ior: Option<(u8, u8)>,
+    pub(crate) source: Source,
+    pub(crate) pemode: u8,
+    pub(crate) subview: Option<Subview>,
+}
+
+impl Header {
+    /// The CUBE layout selected by B.DATR, if any.
+    pub(crate) fn cube(&self) -> Option<TileLayout> {
+        match self.datr {
+            Some(Word::Datr { layout, .. }) => match tables::datr_layout(layout).map(|l| l.usage) {
+                Some(LayoutUse::Cube(l)) => Some(l),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Block-structure rules (BundleControl). Returns the header when one can be
+/// resolved (a BSTART and a source binding exist), and every violation, in
+/// word order.
+pub(crate) fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
+    let mut scan = Scan::default();
+    check_delimiters(words, &mut scan.v);
+    for (i, w) in words.iter().enumerate() {
+        scan.word(words, i, w);
+    }
+    let Scan {
+        mut v,
+        datr,
+        lb,
+        ior,
+        source,
+        nsources,
+        subview,
+        ..
+    } = scan;
+    if nsources != 1 {
+        v.push(viol(
+            Rule::OneSourceDomain,
+            None,
+            if nsources == 0 {
+                "no source binding (B.IOT or B.IOS)".to_string()
+            } else {
+                format!("{nsources} source bindings; exactly one is allowed")
+            },
+        ));
+    }
+    let header = match (words.first(), source) {
+        (Some(&Word::Bstart { tload, dtype }), Some((source, pemode))) => Some(Header {
+            tload,
+            dtype,
+            datr,
+            lb,
+            ior,
+            source,
+            pemode,
+            subview,
+        }),
+        _ => None,
+    };
+    v.sort_by_key(|x| x.word.unwrap_or(usize::MAX));
+    (header, v)
+}
+
+/// BSTART first and only there; BSTOP or C.BSTOP last and only there.
+fn check_delimiters(words: &[Word], v: &mut Vec<Violation>) {
+    let n = words.len();
+    if !matches!(words.first(), Some(Word::Bstart { .. })) {
+        v.push(viol(
+            Rule::BlockDelimited,
+            Some(0),
+            "the block does not start with BSTART",
+        ));
+    }
+    if !words.last().is_some_and(|w| w.is_stop()) {
+        v.push(viol(
+            Rule::BlockDelimited,
+            Some(n.saturating_sub(1)),
+            "the block is not closed by BSTOP or C.BSTOP",
+        ));
+    }
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 && matches!(w, Word::Bstart { .. }) {
+            v.push(viol(
+                Rule::BlockDelimited,
+                Some(i),
+                format!("word {i}: BSTART inside an open block"),
+            ));
+        }
+        if i + 1 < n && w.is_stop() {
+            v.push(viol(
+                Rule::BlockDelimited,
+                Some(i),
+                format!("word {i}: BSTOP before the end of the block"),
+            ));
+        }
+    }
+}
+
+/// The header stream as read so far.
+#[derive(Default)]
+struct Scan {
+    v: Vec<Violation>,
+    datr: Option<Word>,
+    lb: [Option<DimSrc>; 3],
+    ior: Option<(u8, u8)>,
+    /// The first source binding and its PEMode.
+    source: Option<(Source, u8)>,
+    nsources: usize,
+    subview: Option<Subview>,
+    /// Whether a binding (B.IOR, B.IOT, B.IOS) came before: B.DATR must precede them all.
+    bound: bool,
+}
+
+impl Scan {
+    fn word(&mut self, words: &[Word], i: usize, w: &Word) {
+        match *w {
+            Word::Datr { .. } => self.datr(i, w),
+            Word::Dim { lb, reg, imm } if lb < 3 => self.dim(i, lb, DimSrc::Reg { reg, imm }),
+            Word::Dimi { lb, imm } if lb < 3 => self.dim(i, lb, DimSrc::Imm(imm)),
+            Word::Ior {
+                dst,
+                src0,
+                src1,
+                src2,
+            } => self.ior(i, dst, (src0, src1), src2),
+            Word::Iot { tile, last, pemode } => {
+                if !last {
+                    self.v.push(viol(
+                        Rule::IotClosedByL,
+                        Some(i),
+                        format!("word {i}: B.IOT without L (last)"),
+                    ));
+                }
+                self.bind(Source::Local(tile), pemode);
+            }
+            Word::Ios { id, size, pemode } => {
+                if size != 0 {
+                    self.v.push(viol(
+                        Rule::IosSource,
+                        Some(i),
+                        format!(
+                            "word {i}: B.IOS SizeCode {size} is a destination binding; TSTORE reads a source"
+                        ),
+                    ));
+                }
+                self.bind(Source::Shared(id), pemode);
+            }
+            Word::Subview {
+                sel,
+                imm,
+                reg,
+                size,
+            } => self.subview(words, i, sel, Subview { reg, imm, size }),
+            _ => {}
+        }
+    }
+
+    fn datr(&mut self, i: usize, w: &Word) {
+        if self.datr.is_some() {
+            self.v.push(viol(
+                Rule::SingleDatr,
+                Some(i),
+                format!("word {i}: second B.DATR"),
+            ));
+        } else {
+            self.datr = Some(*w);
+        }
+        if self.bound {
+            self.v.push(viol(
+                Rule::DatrBeforeBindings,
+                Some(i),
+                format!("word {i}: B.DATR after a B.IOR, B.IOT or B.IOS"),
+            ));
+        }
+    }
+
+    fn dim(&mut self, i: usize, k: u8, src: DimSrc) {
+        let slot = &mut self.lb[k as usize];
+        if slot.is_some() {
+            self.v.push(viol(
+                Rule::LbWriteOnce,
+                Some(i),
+                format!("word {i}: LB{k} written twice"),
+            ));
+        } else {
+            *slot = Some(src);
+        }
+    }
+
+    fn ior(&mut self, i: usize, dst: u8, srcs: (u8, u8), src2: u8) {
+        self.bound = true;
+        if self.ior.is_some() {
+            self.v.push(viol(
+                Rule::SingleIor,
+                Some(i),
+                format!("word {i}: second B.IOR"),
+            ));
+        } else {
+            self.ior = Some(srcs);
+        }
+        if dst != 0 || src2 != 0 {
+            self.v.push(viol(
+                Rule::IorSurplusFields,
+                Some(i),
+                format!(
+                    "word {i}: B.IOR RegDst = {} and RegSrc2 = {} (TSTORE uses only RegSrc0 and RegSrc1)",
+                    tables::GPRS[dst as usize],
+                    tables::GPRS[src2 as usize]
+                ),
+            ));
+        }
+    }
+
+    fn bind(&mut self, source: Source, pemode: u8) {
+        self.bound = true;
+        self.nsources += 1;
+        if self.source.is_none() {
+            self.source = Some((source, pemode));
+        }
+    }
+
+    fn subview(&mut self, words: &[Word], i: usize, sel: u8, sv: Subview) {
+        let prev = i.checked_sub(1).map(|p| &words[p]);
+        match prev {
+            Some(Word::Ios { .. }) if sel != 0 => self.v.push(viol(
+                Rule::SubviewPlacement,
+                Some(i),
+                format!("word {i}: B.SUBVIEW SrcSelect {sel} (TSTORE has only source0)"),
+            )),
+            Some(Word::Ios { .. }) => {}
+            Some(Word::Subview { .. }) => self.v.push(viol(
+                Rule::SubviewPlacement,
+                Some(i),
+                format!("word {i}: second B.SUBVIEW"),
+            )),
+            _ => self.v.push(viol(
+                Rule::SubviewPlacement,
+                Some(i),
+                format!("word {i}: B.SUBVIEW does not immediately follow a B.IOS"),
+            )),
+        }
+        if self.subview.is_none() {
+            self.subview = Some(sv);
+        }
+    }
+}
+
+/// Legality that the block's bytes alone decide (TileLegality).
+pub(crate) fn check_static(h: &Header) -> Vec<Violation> {
+    let mut v = Vec::new();
+    if !h.tload && tables::dtype_storable(h.dtype).is_none() {
+        v.push(viol(
+            Rule::BstartDtype,
+            Some(0),
+            format!(
+                "BSTART.TSTORE DataType {} is reserved (assigned: {})",
+                h.dtype,
+                tables::code_ranges(
+                    tables::DTYPES
+                        .iter()
+                        .filter(|d| d.bits != 0)
+                        .map(|d| d.code)
+                )
+            ),
+        ));
+    }
+    if let Some(datr) = h.datr {
+        check_datr(&datr, &mut v);
+    }
+    if h.cube().is_some() {
+        check_cube(h, &mut v);
+    }
+    v
+}
+
+/// B.DATR applicability: NORM with every other field 0, or a CUBE layout with
+/// DTYPE_NONE and no modes.
+fn check_datr(datr: &Word, v: &mut Vec<Violation>) {
+    let Word::Datr {
+        cmode,
+        pad,
+        sat,
+        canon,
+        dtype,
+        rmode,
+        layout,
+    } = *datr
+    else {
+        unreachable!("the header keeps a B.DATR")
+    };
+    let modes = cmode != 0 || rmode != 0 || sat || canon;
+    let msg = match tables::datr_layout(layout).map(|l| l.usage) {
+        Some(LayoutUse::Ordinary) if modes || pad != 0 || dtype != 0 => {
+            "B.DATR NORM on TSTORE: PadValue, CMode, RMode, Sat, Canonicalize and DataType must all be 0".to_string()
+        }
+        Some(LayoutUse::Cube(_)) if modes || dtype != tables::DTYPE_NONE => {
+            "B.DATR CUBE layout: DataType must be DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0"
+                .to_string()
+        }
+        Some(LayoutUse::Ordinary) | Some(LayoutUse::Cube(_)) => return,
+        Some(LayoutUse::LoadConversion) | Some(LayoutUse::Inapplicable) | None => format!(
+            "B.DATR Layout {layout} ({}) does not apply to TSTORE (NORM or 24..26)",
+            tables::datr_layout_name(layout)
+        ),
+    };
+    v.push(viol(Rule::DatrApplicability, None, msg));
+}
+
+/// The CUBE form: no Shared source, LB0 and LB1 present (and, where the bytes
+/// fix them, nonzero), no LB2, a data type with CUBE geometry.
+fn check_cube(h: &Header, v: &mut Vec<Violation>) {
+    if let Source::Shared(_) = h.source {
+        v.push(viol(
+            Rule::SharedNotCube,
+            None,
+            "a CUBE B.DATR with a Shared (B.IOS) source",
+        ));
+    }
+    if h.lb[0].is_none() || h.lb[1].is_none() || h.lb[2].is_some() {
+        v.push(viol(
+            Rule::CubeDims,
+            None,
+            "the CUBE form needs LB0 and LB1 and no LB2",
+        ));
+    }
+    // A dimension the bytes alone fix (C.B.DIMI, or B.DIM from the zero GPR).
+    for k in 0..2 {
+        let fixed = match h.lb[k] {
+            Some(DimSrc::Imm(x)) => Some(x as u32),
+            Some(DimSrc::Reg { reg: 0, imm }) => Some(imm & 0xffff),
+            _ => None,
+        };
+        if fixed == Some(0) {
+            v.push(viol(
+                Rule::CubeDims,
+                None,
+                format!("the CUBE form needs a nonzero LB{k}; it is an immediate 0"),
+            ));
+        }
+    }
+    if tables::dtype_storable(h.dtype).is_some_and(|d| !d.cube) {
+        v.push(viol(
+            Rule::CubeDtype,
+            None,
+            format!(
+                "{} cannot be stored in the CUBE form",
+                tables::dtype_name(h.dtype)
+            ),
+        ));
+    }
+}

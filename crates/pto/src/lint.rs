@@ -1,0 +1,191 @@
+//! Hazards the specification warns about: the lint rules, one row each, and
+//! the checks that build their findings from the rows.
+
+use crate::check::{check_structure, Source};
+use crate::exec::{self, plan_block, Plan, Planned};
+use crate::machine::{Machine, State};
+use crate::scen::Words;
+use crate::tables::{self, NUM_PES};
+use crate::word::Word;
+use xstore_core::report::{Finding, Severity};
+use xstore_core::rules::LintRule;
+
+const PE_REGIONS_OVERLAP: LintRule = LintRule {
+    name: "pe_regions_overlap",
+    severity: Severity::Warning,
+    summary: "two selected PEs write overlapping GM bytes: the architecture gives no store-beat order (the model runs PE0→PE3, later wins)",
+};
+const ROWS_ALIAS: LintRule = LintRule {
+    name: "rows_alias",
+    severity: Severity::Warning,
+    summary: "rows of one PE overlap in GM (zero or short stride): later rows win",
+};
+const MASK_UNALLOCATED: LintRule = LintRule {
+    name: "mask_unallocated",
+    severity: Severity::Warning,
+    summary: "the PE mask names a PE whose Local source tile is unallocated (TileAllocation fault)",
+};
+
+/// Every lint rule (docs/pto.md, "Lint rules").
+pub static LINT_RULES: [LintRule; 3] = [PE_REGIONS_OVERLAP, ROWS_ALIAS, MASK_UNALLOCATED];
+
+/// The GM bytes each row of a plan writes, as inclusive ranges `[first,
+/// last]`; a row that wraps past 2^64 - 1 is two ranges (its end at 2^64 - 1
+/// and its rest from 0).
+pub(crate) fn row_spans(p: &Plan) -> Vec<(u64, u64)> {
+    let len = p.row_bytes();
+    let mut out = Vec::with_capacity(p.nrows as usize);
+    if len == 0 {
+        return out;
+    }
+    for i in 0..p.nrows {
+        let a = p.addr(i, 0);
+        match a.checked_add(len - 1) {
+            Some(last) => out.push((a, last)),
+            None => {
+                out.push((a, u64::MAX));
+                out.push((0, a.wrapping_add(len - 1)));
+            }
+        }
+    }
+    out
+}
+
+/// The first byte two of the ranges share, if any.
+fn overlaps(mut v: Vec<(u64, u64)>) -> Option<u64> {
+    v.sort_unstable();
+    v.windows(2).find(|w| w[1].0 <= w[0].1).map(|w| w[1].0)
+}
+
+/// The first byte written by both range lists, if any.
+fn cross(mut a: Vec<(u64, u64)>, mut b: Vec<(u64, u64)>) -> Option<u64> {
+    a.sort_unstable();
+    b.sort_unstable();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].1 < b[j].0 {
+            i += 1;
+        } else if b[j].1 < a[i].0 {
+            j += 1;
+        } else {
+            return Some(a[i].0.max(b[j].0));
+        }
+    }
+    None
+}
+
+/// Every hazard of the program's blocks, in block order.
+pub(crate) fn lint(m: &Machine, prog: &Words) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (bi, seg) in exec::segments(&prog.words).into_iter().enumerate() {
+        let line = prog.lines.get(seg.start).copied().flatten();
+        let Some(ws) = prog.words[seg]
+            .iter()
+            .map(|w| w.as_ref().ok().copied())
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let found = lint_block(m.state(), bi, &ws);
+        out.extend(
+            found
+                .into_iter()
+                .map(|f| f.at_line(line).at_instruction(bi)),
+        );
+    }
+    out
+}
+
+/// The hazards of one decoded block.
+fn lint_block(m: &State, bi: usize, ws: &[Word]) -> Vec<Finding> {
+    let (Some(h), _) = check_structure(ws) else {
+        return Vec::new();
+    };
+    if h.tload {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if let Source::Local(code) = h.source {
+        for pe in (0..NUM_PES).filter(|&pe| tables::pe_selected(h.pemode, pe)) {
+            if m.local(pe, code).is_none() {
+                out.push(MASK_UNALLOCATED.finding(format!(
+                    "block {bi}: mask={} selects PE{pe}, whose {} is unallocated",
+                    tables::mask_text(h.pemode),
+                    tables::tile_name(code)
+                )));
+            }
+        }
+    }
+    let mut plans = Vec::new();
+    if !matches!(plan_block(m, &h, &mut plans), Planned::Ready) {
+        return out;
+    }
+    for p in &plans {
+        if let Some(a) = overlaps(row_spans(p)) {
+            out.push(ROWS_ALIAS.finding(format!(
+                "block {bi}: PE{} rows overlap at {a:#x} (stride {}): later rows win",
+                p.pe, p.stride
+            )));
+        }
+    }
+    for (i, p) in plans.iter().enumerate() {
+        for q in &plans[i + 1..] {
+            if let Some(x) = cross(row_spans(p), row_spans(q)) {
+                out.push(PE_REGIONS_OVERLAP.finding(format!(
+                    "block {bi}: PE{} and PE{} both write {x:#x}: no architectural order (the model runs PE{} last, so it wins)",
+                    p.pe, q.pe, q.pe
+                )));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Source;
+
+    fn plan(base: u64, stride: u64, nrows: u32, ncols: u32, pe: usize) -> Plan {
+        Plan {
+            pe,
+            source: Source::Local(0),
+            r0: 0,
+            c0: 0,
+            nrows,
+            ncols,
+            base,
+            stride,
+            bits: 8,
+        }
+    }
+
+    #[test]
+    fn rows_ending_at_or_wrapping_past_the_top_are_linted() {
+        // Two rows of 16 bytes, stride 8: they overlap, and the second ends exactly at 2^64.
+        let top = u64::MAX - 23;
+        let p = plan(top, 8, 2, 16, 0);
+        assert_eq!(row_spans(&p), [(top, top + 15), (top + 8, u64::MAX)]);
+        assert_eq!(overlaps(row_spans(&p)), Some(top + 8));
+        // The second row wraps past 2^64 - 1 to 0..7: it overlaps a PE writing at 0.
+        let p = plan(u64::MAX - 15, 8, 2, 16, 0);
+        let spans = row_spans(&p);
+        assert_eq!(
+            spans,
+            [(u64::MAX - 15, u64::MAX), (u64::MAX - 7, u64::MAX), (0, 7)]
+        );
+        assert_eq!(overlaps(spans.clone()), Some(u64::MAX - 7));
+        assert_eq!(cross(spans, row_spans(&plan(4, 16, 1, 4, 1))), Some(4));
+        // One row ending exactly at 2^64 - 1 against another PE's last byte there.
+        let a = row_spans(&plan(u64::MAX - 3, 4, 1, 4, 0));
+        assert_eq!(
+            cross(a, row_spans(&plan(u64::MAX, 1, 1, 1, 1))),
+            Some(u64::MAX)
+        );
+        // Touching rows do not overlap.
+        assert_eq!(
+            overlaps(row_spans(&plan(u64::MAX - 31, 16, 2, 16, 0))),
+            None
+        );
+    }
+}
