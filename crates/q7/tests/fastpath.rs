@@ -9,7 +9,7 @@ use xstore_core::bench::XorShift;
 use xstore_core::mem::TraceEvent;
 use xstore_core::{Access, Memory, MemoryMap, Region, Transaction, VecTrace};
 use xstore_q7::asm::{self, Item};
-use xstore_q7::exec::{compile, ExecFault, Fast, Machine, Misaligned, Options, Step};
+use xstore_q7::exec::{compile, Fast, Fault, Machine, Misaligned, Options, Step};
 use xstore_q7::roster::{self, Kind, Sig};
 
 const LO: u64 = 0x1_0000;
@@ -111,7 +111,7 @@ fn address(x: &mut XorShift) -> u32 {
     (s + x.next_u64() % 160) as u32
 }
 
-type Outcome = (usize, Option<(usize, ExecFault)>);
+type Outcome = (usize, Option<(usize, Fault)>);
 
 fn run(
     fast: bool,
@@ -198,7 +198,7 @@ fn the_fast_path_equals_the_transaction_path_on_random_programs() {
             if s.kind == Kind::Store && s.pred_lanes != 0 {
                 let lanes = s.pred_lanes as u32;
                 let all = if lanes >= 64 { !0 } else { (1u64 << lanes) - 1 };
-                let k = s.store.unwrap().mask as usize;
+                let k = s.store().unwrap().mask as usize;
                 let e = m.vb[k] & all;
                 let run = e.checked_shr(e.trailing_zeros()).unwrap_or(0);
                 if run & run.wrapping_add(1) != 0 {
