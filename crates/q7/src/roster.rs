@@ -1,5 +1,7 @@
 //! The B07 roster: one row per machine mnemonic (92), plus the companion
-//! `IVP_ZALIGN`, the F0·s0 selector words, the FLIX formats and the alias table.
+//! `IVP_ZALIGN`; the operand signatures ([`SIGS`]), the FLIX formats and
+//! their slot counts, the placement sets, the immediate rules, the F0·s0
+//! selector words and the alias table.
 //!
 //! Every other part of the crate (parser, printer, executor, `explain`, lint,
 //! docs) reads these tables; nothing about an instruction is written twice.
@@ -1743,3 +1745,32 @@ pub static ALIASES: &[Alias] = &[
     ),
     al("IVP_SAPOS2NX8U_FP", "IVP_SAPOS_FP", Provenance::PublicUsage),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_are_consistent() {
+        for (i, d) in SIGS.iter().enumerate() {
+            assert_eq!(d.sig as usize, i, "SIGS in Sig order");
+            // A mask, when there is one, is the last operand.
+            let masks = d.operands.iter().filter(|&&o| o == Operand::Mask).count();
+            assert!(masks == 0 || (masks == 1 && d.operands.last() == Some(&Operand::Mask)));
+        }
+        let most = Format::ALL.iter().map(|f| f.slots().count).max().unwrap();
+        assert_eq!(MAX_SLOTS, most as usize);
+        for op in roster() {
+            // A predicated form's signature has the mask; an immediate form an immediate.
+            let sig = op.sig.operands();
+            assert_eq!(op.predicated(), sig.contains(&Operand::Mask), "{}", op.name);
+            assert_eq!(
+                op.imm_rule().is_some(),
+                matches!(op.mode, Mode::I | Mode::Ip) && op.kind() != Kind::Stream,
+                "{}",
+                op.name
+            );
+        }
+        assert_eq!(roster()[zalign()].name, "IVP_ZALIGN");
+    }
+}
