@@ -409,7 +409,7 @@ fn an_expected_fault_must_be_a_fault_kind_of_the_isa() {
             stderr(&o),
             format!(
                 "{sc}:4:9: error: `DataPage` is not a fault kind of isa `q7`; expected one of: \
-                 unmapped, read_only, misaligned, address_overflow, valign_discontinuity\n"
+                 unmapped, read_only, misaligned, valign_discontinuity\n"
             ),
             "{sub}"
         );

@@ -1,7 +1,9 @@
 //! Assembly text: the vendor's syntax, one instruction or one `{ op ; op }`
-//! bundle per line, and the canonical printer.
+//! bundle per line. The parser yields [`Line`]s: a [`Bundle`] and where it was
+//! written; the printer is the bundle's `Display`.
 //!
-//! Grammar (case-insensitive):
+//! Grammar (case-insensitive; numbers by the project's number rule,
+//! `xstore_core::num`):
 //!
 //! ```text
 //! line     := [item] [comment]
@@ -9,135 +11,73 @@
 //! item     := op | [FORMAT] '{' slotop (';' slotop)* '}' | '.byte' byte (',' byte)*
 //! slotop   := ['s' digits ':'] op
 //! op       := 'nop' | MNEMONIC [operand (',' operand)*]
-//! operand  := 'v'0..31 | 'vb'0..15 | 'u'0..3 | 'a'0..15 | ['-'|'+'] (decimal | '0x' hex)
+//! operand  := register (crate::regs) | integer
 //! FORMAT   := F0 | F1 | F2 | F3 | F4 | F6 | F7 | N0 | N1 | N2
-//! byte     := decimal 0..=255 | '0x' hex{1,2}    # whole 8-byte bundles, marker 0xf
+//! byte     := integer 0..=255    # whole 8-byte bundles, format marker 0xf
 //! ```
 
-use crate::codec;
-use crate::roster::{self, Format, Kind, Sig};
+use crate::bundle::{Bundle, Inst};
+use crate::codec::{self, BUNDLE_BYTES, FORMAT};
+use crate::regs::{self, File};
+use crate::roster::{self, Format, Kind, Op, Operand, MAX_SLOTS};
+use crate::rules;
 use xstore_core::Diagnostic;
 
-/// The offset operand of an AGU form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Off {
-    None,
-    Imm(i32),
-    Reg(u8),
-}
-
-/// One decoded instruction: small, `Copy`, no allocation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Inst {
-    /// Index into [`roster::roster`].
-    pub op: u16,
-    /// The vec source (or the vbool source of `sb*`).
-    pub src: u8,
-    /// The valign register.
-    pub u: u8,
-    /// The AR base.
-    pub base: u8,
-    pub off: Off,
-    /// The vbool mask of the `t` forms.
-    pub mask: u8,
-}
-
-impl Inst {
-    pub fn op(&self) -> &'static roster::Op {
-        &roster::roster()[self.op as usize]
-    }
-
-    /// Canonical text.
-    pub fn text(&self) -> String {
-        let op = self.op();
-        let off = match self.off {
-            Off::Imm(i) => i.to_string(),
-            Off::Reg(r) => format!("a{r}"),
-            Off::None => String::new(),
-        };
-        let ops = match op.sig {
-            Sig::VAImm | Sig::VAA => format!("v{}, a{}, {off}", self.src, self.base),
-            Sig::VAImmB | Sig::VAAB => {
-                format!("v{}, a{}, {off}, vb{}", self.src, self.base, self.mask)
-            }
-            Sig::BAImm => format!("vb{}, a{}, {off}", self.src, self.base),
-            Sig::VUA => format!("v{}, u{}, a{}", self.src, self.u, self.base),
-            Sig::VUAA => format!("v{}, u{}, a{}, {off}", self.src, self.u, self.base),
-            Sig::UAImm | Sig::UAA => format!("u{}, a{}, {off}", self.u, self.base),
-            Sig::UA => format!("u{}, a{}", self.u, self.base),
-            Sig::U => format!("u{}", self.u),
-        };
-        format!("{} {ops}", op.name)
-    }
-}
-
-/// One line of a program: a bundle (a lone instruction is a bundle of one).
+/// A parsed line: the bundle and where it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bundle {
-    /// The ops in written order (`nop`s are dropped).
-    pub ops: Vec<Inst>,
-    /// `nop`s written in the bundle.
-    pub nops: usize,
-    /// The format named before `{`, if any.
-    pub format: Option<Format>,
-    /// Written with braces.
-    pub braced: bool,
-    /// 1-based line and column of the item in the text.
+pub struct Line {
+    /// The bundle (a lone instruction is a bundle of one; each 8 bytes of a
+    /// `.byte` line are one bundle).
+    pub bundle: Bundle,
+    /// 1-based line of the text.
     pub line: u32,
+    /// 1-based column of the item.
     pub col: u32,
-    /// Column of each op's mnemonic.
-    pub op_cols: Vec<u32>,
-    /// Slots the bundle occupies: its operation count (nops included), or one
-    /// more than its highest `sN:` when that is larger.
-    pub slots: u8,
+    /// Column of each operation's mnemonic, in [`Bundle::ops`] order.
+    op_cols: [u32; MAX_SLOTS],
 }
 
-impl Bundle {
-    /// The B07 op of the bundle (at most one).
-    pub fn store(&self) -> Option<&Inst> {
-        self.ops.iter().find(|i| i.op().is_b07())
-    }
-
-    pub fn text(&self) -> String {
-        if !self.braced && self.ops.len() == 1 && self.format.is_none() {
-            return self.ops[0].text();
+impl Line {
+    /// The column of operation `k` of the bundle (the item's column when it
+    /// has no such operation).
+    pub fn op_col(&self, k: usize) -> u32 {
+        match self.op_cols.get(k) {
+            Some(&c) if c > 0 => c,
+            _ => self.col,
         }
-        let mut parts: Vec<String> = self.ops.iter().map(|i| i.text()).collect();
-        parts.extend(std::iter::repeat_n("nop".to_string(), self.nops));
-        let f = self
-            .format
-            .map(|f| format!("{} ", f.name()))
-            .unwrap_or_default();
-        format!("{f}{{ {} }}", parts.join(" ; "))
+    }
+
+    /// A bundle that was not written as text (decoded from `program_hex`):
+    /// line and column 0.
+    pub(crate) fn of_bundle(bundle: Bundle) -> Line {
+        Line {
+            bundle,
+            line: 0,
+            col: 0,
+            op_cols: [0; MAX_SLOTS],
+        }
+    }
+
+    /// The same line, `by` lines further down (a program embedded in a file).
+    pub(crate) fn shifted(mut self, by: u32) -> Line {
+        self.line += by;
+        self
     }
 }
 
-/// A parsed line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item {
-    Bundle(Bundle),
-    /// `.byte` data (kept bytes of an unknown bundle).
-    Bytes {
-        bytes: Vec<u8>,
-        line: u32,
-        col: u32,
-    },
-}
-
+#[cfg(test)]
 thread_local! {
     static COLUMN_WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// Counts the parser's work on column positions (tests hold it linear).
+#[cfg(test)]
 fn work(n: usize) {
     COLUMN_WORK.with(|w| w.set(w.get() + n as u64));
 }
-
-/// Units of work the parser has spent on column positions on this thread: one
-/// per byte of a line it indexes and one per look-up. The tests hold column
-/// computation linear in the length of a line with it.
-pub fn column_work() -> u64 {
-    COLUMN_WORK.with(|w| w.get())
-}
+#[cfg(not(test))]
+#[inline(always)]
+fn work(_: usize) {}
 
 /// The 1-based column (in characters) of every byte offset of one line, built
 /// in one pass, so each look-up is O(1) however long the line.
@@ -173,13 +113,17 @@ impl<'a> Cols<'a> {
     }
 }
 
-/// Parse a whole text. Errors are located at (line, col) of the text.
-pub fn parse(text: &str) -> Result<Vec<Item>, Diagnostic> {
+/// Assemble a whole text into bundles. Errors are located at (line, col) of
+/// the text.
+pub fn assemble(text: &str) -> Result<Vec<Bundle>, Diagnostic> {
+    Ok(parse(text)?.into_iter().map(|l| l.bundle).collect())
+}
+
+/// Parse a whole text into lines. Errors are located at (line, col) of the text.
+pub fn parse(text: &str) -> Result<Vec<Line>, Diagnostic> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        if let Some(item) = parse_line(line, i as u32 + 1)? {
-            out.push(item);
-        }
+        parse_line(line, i as u32 + 1, &mut out)?;
     }
     Ok(out)
 }
@@ -206,20 +150,11 @@ fn trim_range(line: &str, start: usize, end: usize) -> (usize, usize) {
     (start + lead, end - trail)
 }
 
-/// One operation of a bundle as written: its slot prefix and column.
-struct Entry {
-    /// `sN:` written before it: (N, column of the prefix).
-    slot: Option<(u32, u32)>,
-    col: u32,
-    /// The op is a B07 store (it issues in s0).
-    store: bool,
-}
-
-fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
+fn parse_line(full: &str, ln: u32, out: &mut Vec<Line>) -> Result<(), Diagnostic> {
     let line = strip_comment(full);
     let (s, e) = trim_range(line, 0, line.len());
     if s == e {
-        return Ok(None);
+        return Ok(());
     }
     let cx = Cols::new(line);
     let body = &line[s..e];
@@ -227,184 +162,183 @@ fn parse_line(full: &str, ln: u32) -> Result<Option<Item>, Diagnostic> {
         .get(..5)
         .is_some_and(|p| p.eq_ignore_ascii_case(".byte"))
     {
-        return parse_bytes(&cx, s, e, ln).map(|b| {
-            Some(Item::Bytes {
-                bytes: b,
-                line: ln,
-                col: cx.col(s),
-            })
-        });
+        return parse_bytes(&cx, s, e, ln, out);
     }
-    if let Some(open) = line[s..e].find('{').map(|p| p + s) {
-        let (ps, pe) = trim_range(line, s, open);
-        let format = if ps < pe {
-            let name = &line[ps..pe];
-            Some(Format::parse(name).ok_or_else(|| {
-                Diagnostic::syntax(format!("unknown FLIX format `{name}`"))
-                    .at(ln, cx.col(ps))
-                    .expected("F0, F1, F2, F3, F4, F6, F7, N0, N1 or N2")
-            })?)
-        } else {
-            None
-        };
-        let close = line[open..e].find('}').map(|p| p + open).ok_or_else(|| {
-            Diagnostic::syntax("the bundle has no closing `}`")
-                .at(ln, cx.col(e))
-                .expected("`{ op ; op }` on one line")
-        })?;
-        if close + 1 != e {
-            return Err(
-                Diagnostic::syntax("text after the bundle's closing `}`").at(ln, cx.col(close + 1))
-            );
-        }
-        let mut b = Bundle {
-            ops: Vec::new(),
-            nops: 0,
-            format,
-            braced: true,
-            line: ln,
-            col: cx.col(s),
-            op_cols: Vec::new(),
-            slots: 0,
-        };
-        // No format has more slots than this: a longer bundle is rejected at
-        // its first surplus operation, before the rest of the line is parsed.
-        let most = roster::max_slots(&[]);
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut op_slots = Vec::new();
-        let mut start = open + 1;
-        for seg in line[open + 1..close].split(';') {
-            let (a, z) = (start, start + seg.len());
-            start = z + 1;
-            let (ts, te) = trim_range(line, a, z);
-            if ts == te {
-                return Err(Diagnostic::syntax("empty slot in the bundle")
-                    .at(ln, cx.col(ts))
-                    .expected("an instruction or `nop` between `;`"));
-            }
-            if entries.len() == most.count as usize {
-                return Err(Diagnostic::rule_broken(
-                    "bundle_slots",
-                    format!(
-                        "operation {} of the bundle: no format has more than {} slots",
-                        entries.len() + 1,
-                        most.count
-                    ),
-                )
-                .at(ln, cx.col(ts))
-                .provenance(most.prov)
-                .expected(format!(
-                    "at most {} operations (nop included), one per slot s0..s{}",
-                    most.count,
-                    most.count - 1
-                )));
-            }
-            let (inst, slot, col) = parse_op(&cx, ts, te, ln)?;
-            entries.push(Entry {
-                slot,
-                col,
-                store: inst.is_some_and(|i| i.op().is_b07()),
-            });
-            match inst {
-                Some(i) => {
-                    b.ops.push(i);
-                    b.op_cols.push(col);
-                    op_slots.push(slot);
-                }
-                None => b.nops += 1,
-            }
-        }
-        check_slots(&mut b, &entries)?;
-        check_bundle(&b, &op_slots)?;
-        return Ok(Some(Item::Bundle(b)));
+    if let Some(open) = body.find('{').map(|p| p + s) {
+        out.push(parse_braced(&cx, s, e, open, ln)?);
+        return Ok(());
     }
-    if let Some(p) = line[s..e].find(['}', ';']) {
+    if let Some(p) = body.find(['}', ';']) {
         return Err(
             Diagnostic::syntax(format!("`{}` outside a bundle", &line[s + p..s + p + 1]))
                 .at(ln, cx.col(s + p))
                 .hint("write a bundle as `{ op ; op }`"),
         );
     }
-    let (inst, slot, col) = parse_op(&cx, s, e, ln)?;
-    if let Some((_, c)) = slot {
+    let op = parse_op(&cx, s, e, ln)?;
+    if let Some((_, c)) = op.slot {
         return Err(
             Diagnostic::syntax("a slot name is only meaningful inside a bundle `{ … }`").at(ln, c),
         );
     }
-    let mut b = Bundle {
-        ops: Vec::new(),
-        nops: 0,
-        format: None,
-        braced: false,
+    let mut op_cols = [0; MAX_SLOTS];
+    op_cols[0] = op.col;
+    let ops: Vec<Inst> = op.inst.into_iter().collect();
+    let nops = 1 - ops.len();
+    out.push(Line {
+        bundle: Bundle::from_ops(&ops, nops, None, false, 1),
         line: ln,
-        col,
-        op_cols: Vec::new(),
-        slots: 1,
+        col: op.col,
+        op_cols,
+    });
+    Ok(())
+}
+
+/// One operation as written: the instruction (`None` for `nop`), its `sN:`
+/// prefix (N and the prefix's column) and its column.
+struct Parsed {
+    inst: Option<Inst>,
+    slot: Option<(u32, u32)>,
+    col: u32,
+}
+
+/// A braced bundle at `line[s..e]`, its `{` at `open`.
+fn parse_braced(cx: &Cols, s: usize, e: usize, open: usize, ln: u32) -> Result<Line, Diagnostic> {
+    let line = cx.line;
+    let (ps, pe) = trim_range(line, s, open);
+    let format = match ps < pe {
+        false => None,
+        true => Some(Format::parse(&line[ps..pe]).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            Diagnostic::syntax(format!("unknown FLIX format `{}`", &line[ps..pe]))
+                .at(ln, cx.col(ps))
+                .expected(format!(
+                    "{} or {}",
+                    names[..names.len() - 1].join(", "),
+                    names[names.len() - 1]
+                ))
+        })?),
     };
-    match inst {
-        Some(i) => {
-            b.ops.push(i);
-            b.op_cols.push(col);
-        }
-        None => b.nops = 1,
+    let close = line[open..e].find('}').map(|p| p + open).ok_or_else(|| {
+        Diagnostic::syntax("the bundle has no closing `}`")
+            .at(ln, cx.col(e))
+            .expected("`{ op ; op }` on one line")
+    })?;
+    if close + 1 != e {
+        return Err(
+            Diagnostic::syntax("text after the bundle's closing `}`").at(ln, cx.col(close + 1))
+        );
     }
-    Ok(Some(Item::Bundle(b)))
+    let entries = parse_slots(cx, open, close, ln)?;
+    let ops: Vec<Inst> = entries.iter().filter_map(|p| p.inst).collect();
+    let mut op_cols = [0; MAX_SLOTS];
+    for (k, p) in entries.iter().filter(|p| p.inst.is_some()).enumerate() {
+        op_cols[k] = p.col;
+    }
+    let slots = check_slots(format, &ops, &entries, ln)?;
+    check_stores(format, &entries, ln)?;
+    check_valign_conflict(&entries, ln)?;
+    Ok(Line {
+        bundle: Bundle::from_ops(&ops, entries.len() - ops.len(), format, true, slots),
+        line: ln,
+        col: cx.col(s),
+        op_cols,
+    })
+}
+
+/// The operations between `{` at `open` and `}` at `close`. No format has
+/// more slots than [`MAX_SLOTS`]: a longer bundle is rejected at its first
+/// surplus operation, before the rest of the line is parsed.
+fn parse_slots(cx: &Cols, open: usize, close: usize, ln: u32) -> Result<Vec<Parsed>, Diagnostic> {
+    let line = cx.line;
+    let most = roster::max_slots(&[]);
+    let mut entries = Vec::new();
+    let mut start = open + 1;
+    for seg in line[open + 1..close].split(';') {
+        let (a, z) = (start, start + seg.len());
+        start = z + 1;
+        let (ts, te) = trim_range(line, a, z);
+        if ts == te {
+            return Err(Diagnostic::syntax("empty slot in the bundle")
+                .at(ln, cx.col(ts))
+                .expected("an instruction or `nop` between `;`"));
+        }
+        if entries.len() == most.count as usize {
+            return Err(Diagnostic::rule_broken(
+                rules::BUNDLE_SLOTS.name,
+                format!(
+                    "operation {} of the bundle: no format has more than {} slots",
+                    entries.len() + 1,
+                    most.count
+                ),
+            )
+            .at(ln, cx.col(ts))
+            .provenance(most.prov)
+            .expected(format!(
+                "at most {} operations (nop included), one per slot s0..s{}",
+                most.count,
+                most.count - 1
+            )));
+        }
+        entries.push(parse_op(cx, ts, te, ln)?);
+    }
+    Ok(entries)
+}
+
+/// The store among `ops`, if any.
+fn store_of(ops: &[Inst]) -> Option<&'static Op> {
+    ops.iter().map(|i| i.op()).find(|o| o.is_b07())
 }
 
 /// The slot rules of a bundle: every `sN:` names a slot of the bundle's format
 /// and is used once, the bundle holds no more operations than the format has
-/// slots, and a store written without a prefix finds s0 free. Records the slots
-/// the bundle occupies in `b.slots`.
-fn check_slots(b: &mut Bundle, entries: &[Entry]) -> Result<(), Diagnostic> {
-    let store = b.store().map(|i| i.op());
-    let formats: Vec<Format> = match (b.format, store) {
+/// slots, and a store written without a prefix finds s0 free. Returns the
+/// slots the bundle occupies.
+fn check_slots(
+    format: Option<Format>,
+    ops: &[Inst],
+    entries: &[Parsed],
+    ln: u32,
+) -> Result<usize, Diagnostic> {
+    let store = store_of(ops);
+    let formats: Vec<Format> = match (format, store) {
         (Some(f), _) => vec![f],
         (None, Some(op)) => op.fam.placements.formats.to_vec(),
         (None, None) => Vec::new(),
     };
     let most = roster::max_slots(&formats);
     let n = most.count as u32;
-    let which = match (b.format, store) {
+    let which = match (format, store) {
         (Some(f), _) => format!("format {}", f.name()),
-        (None, Some(op)) if !formats.is_empty() => {
-            format!("any format that can hold {}", op.name)
-        }
+        (None, Some(op)) if !formats.is_empty() => format!("any format that can hold {}", op.name),
         _ => "any format".to_string(),
     };
-    let ln = b.line;
+    let slots_err = |msg: String| Diagnostic::rule_broken(rules::BUNDLE_SLOTS.name, msg);
     let mut seen: Vec<(u32, u32)> = Vec::new();
-    for x in entries {
-        let Some((s, c)) = x.slot else { continue };
+    for (s, c) in entries.iter().filter_map(|x| x.slot) {
         if s >= n {
-            return Err(Diagnostic::rule_broken(
-                "bundle_slots",
-                format!(
-                    "slot s{s} does not exist in {which}: its slots are s0..s{}",
-                    n - 1
-                ),
-            )
+            return Err(slots_err(format!(
+                "slot s{s} does not exist in {which}: its slots are s0..s{}",
+                n - 1
+            ))
             .at(ln, c)
             .provenance(most.prov)
             .expected(format!("s0..s{}", n - 1)));
         }
         if let Some(&(_, c0)) = seen.iter().find(|(t, _)| *t == s) {
-            return Err(Diagnostic::rule_broken(
-                "bundle_slots",
-                format!("slot s{s} is used twice in the bundle: at {ln}:{c0} and at {ln}:{c}"),
-            )
+            return Err(slots_err(format!(
+                "slot s{s} is used twice in the bundle: at {ln}:{c0} and at {ln}:{c}"
+            ))
             .at(ln, c)
             .expected("one operation per slot"));
         }
         seen.push((s, c));
     }
     if entries.len() > n as usize {
-        return Err(Diagnostic::rule_broken(
-            "bundle_slots",
-            format!(
-                "the bundle holds {} operations (nop included), more than the {n} slots of {which}",
-                entries.len()
-            ),
-        )
+        return Err(slots_err(format!(
+            "the bundle holds {} operations (nop included), more than the {n} slots of {which}",
+            entries.len()
+        ))
         .at(ln, entries[n as usize].col)
         .provenance(most.prov)
         .expected(format!(
@@ -412,114 +346,107 @@ fn check_slots(b: &mut Bundle, entries: &[Entry]) -> Result<(), Diagnostic> {
             n - 1
         )));
     }
-    if let Some(x) = entries.iter().find(|x| x.store && x.slot.is_none()) {
+    let is_store = |x: &&Parsed| x.inst.is_some_and(|i| i.op().is_b07());
+    if let Some(x) = entries.iter().filter(is_store).find(|x| x.slot.is_none()) {
         if let Some(&(_, c0)) = seen.iter().find(|(t, _)| *t == 0) {
-            return Err(Diagnostic::rule_broken(
-                "bundle_slots",
-                format!(
-                    "{} issues in slot s0, the only store slot, but `s0:` at {ln}:{c0} holds \
-                     another operation",
-                    store.map(|o| o.name.as_str()).unwrap_or("the store")
-                ),
-            )
+            return Err(slots_err(format!(
+                "{} issues in slot s0, the only store slot, but `s0:` at {ln}:{c0} holds \
+                 another operation",
+                store.map(|o| o.name.as_str()).unwrap_or("the store")
+            ))
             .at(ln, x.col)
             .expected("s0 free for the store"));
         }
     }
     let highest = seen.iter().map(|&(s, _)| s + 1).max().unwrap_or(0) as usize;
-    b.slots = entries.len().max(highest) as u8;
-    Ok(())
+    Ok(entries.len().max(highest))
 }
 
-fn check_bundle(b: &Bundle, slots: &[Option<(u32, u32)>]) -> Result<(), Diagnostic> {
+/// At most one store, in s0, placed in the named format.
+fn check_stores(format: Option<Format>, entries: &[Parsed], ln: u32) -> Result<(), Diagnostic> {
     let mut stores = 0;
-    for (k, inst) in b.ops.iter().enumerate() {
-        let op = inst.op();
-        let col = b.op_cols[k];
-        if !op.is_b07() {
+    for x in entries {
+        let Some(op) = x.inst.map(|i| i.op()).filter(|o| o.is_b07()) else {
             continue;
-        }
+        };
         stores += 1;
         if stores > 1 {
             return Err(Diagnostic::rule_broken(
-                "one_store_per_bundle",
+                rules::ONE_STORE_PER_BUNDLE.name,
                 format!(
                     "{} is a second store in the bundle: slot s0 is the only store slot",
                     op.name
                 ),
             )
-            .at(b.line, col)
+            .at(ln, x.col)
             .expected("at most one B07 store per bundle"));
         }
-        if let Some((s, c)) = slots[k] {
-            if s != 0 {
-                return Err(Diagnostic::rule_broken(
-                    "store_slot_s0",
-                    format!(
-                        "{} placed in slot s{s}: stores issue in slot s0 only",
-                        op.name
-                    ),
-                )
-                .at(b.line, c)
-                .expected("s0"));
-            }
+        if let Some((s, c)) = x.slot.filter(|&(s, _)| s != 0) {
+            return Err(Diagnostic::rule_broken(
+                rules::STORE_SLOT_S0.name,
+                format!(
+                    "{} placed in slot s{s}: stores issue in slot s0 only",
+                    op.name
+                ),
+            )
+            .at(ln, c)
+            .expected("s0"));
         }
-        if let Some(f) = b.format {
-            if !op.fam.placements.formats.contains(&f) {
-                let names: Vec<&str> = op.fam.placements.formats.iter().map(|f| f.name()).collect();
-                return Err(Diagnostic::rule_broken(
-                    "placement",
-                    format!("{} has no placement in format {}", op.name, f.name()),
-                )
-                .at(b.line, col)
-                .expected(format!("one of the formats {}", names.join(", "))));
-            }
-        }
-    }
-    // A zalign of the valign register the store uses would race with it.
-    if let Some(st) = b.store() {
-        let uses_u = matches!(
-            st.op().kind(),
-            Kind::Stream | Kind::StreamVar | Kind::Salign | Kind::Flush
-        );
-        for (k, inst) in b.ops.iter().enumerate() {
-            if inst.op().kind() == Kind::Zalign && uses_u && inst.u == st.u {
-                return Err(Diagnostic::rule_broken(
-                    "bundle_valign_conflict",
-                    format!(
-                        "IVP_ZALIGN u{} and the store in one bundle both use u{}",
-                        inst.u, inst.u
-                    ),
-                )
-                .at(b.line, b.op_cols[k])
-                .expected("different valign registers, or separate bundles"));
-            }
+        let places = op.fam.placements.formats;
+        if let Some(f) = format.filter(|f| !places.contains(f)) {
+            let names: Vec<&str> = places.iter().map(|f| f.name()).collect();
+            return Err(Diagnostic::rule_broken(
+                rules::PLACEMENT.name,
+                format!("{} has no placement in format {}", op.name, f.name()),
+            )
+            .at(ln, x.col)
+            .expected(format!("one of the formats {}", names.join(", "))));
         }
     }
     Ok(())
 }
 
-/// A `.byte` value: decimal 0..=255 or `0x` and one or two hex digits; no sign,
-/// no separators.
-fn byte_value(tok: &str) -> Option<u8> {
-    let (digits, radix) = match tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
-        Some(h) if (1..=2).contains(&h.len()) => (h, 16),
-        Some(_) => return None,
-        None if (1..=3).contains(&tok.len()) => (tok, 10),
-        None => return None,
+/// A zalign of the valign register the store uses would race with it.
+fn check_valign_conflict(entries: &[Parsed], ln: u32) -> Result<(), Diagnostic> {
+    let insts = || entries.iter().filter_map(|x| x.inst.map(|i| (i, x.col)));
+    let Some((st, _)) = insts().find(|(i, _)| i.op().is_b07()) else {
+        return Ok(());
     };
-    if !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
+    let uses_u = st.op().sig.operands().contains(&Operand::Valign);
+    for (i, col) in insts() {
+        if i.op().kind() == Kind::Zalign && uses_u && i.valign() == st.valign() {
+            return Err(Diagnostic::rule_broken(
+                rules::BUNDLE_VALIGN_CONFLICT.name,
+                format!(
+                    "IVP_ZALIGN u{0} and the store in one bundle both use u{0}",
+                    i.valign()
+                ),
+            )
+            .at(ln, col)
+            .expected("different valign registers, or separate bundles"));
+        }
     }
-    u8::from_str_radix(digits, radix).ok()
+    Ok(())
+}
+
+/// A `.byte` value: an integer by the number rule, 0..=255.
+fn byte_value(tok: &str) -> Option<u8> {
+    xstore_core::num::parse_u64(tok, u8::MAX as u64).map(|v| v as u8)
 }
 
 /// `.byte` at `line[s..e]`: whole 8-byte bundles, each starting with the format
 /// marker 0xf (the only bundles whose length is known), so that what `asm`
-/// writes, `disasm` reads back.
-fn parse_bytes(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Vec<u8>, Diagnostic> {
+/// writes, `disasm` reads back. Each bundle becomes a line of its own.
+fn parse_bytes(
+    cx: &Cols,
+    s: usize,
+    e: usize,
+    ln: u32,
+    out: &mut Vec<Line>,
+) -> Result<(), Diagnostic> {
     let line = cx.line;
     let after = s + ".byte".len();
+    let col = cx.col(s);
     if line[after..e]
         .chars()
         .next()
@@ -530,15 +457,66 @@ fn parse_bytes(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Vec<u8>, Diagno
             "`{}` is not a directive: `.byte` is followed by a space and its values",
             &line[s..end]
         ))
-        .at(ln, cx.col(s))
+        .at(ln, col)
         .expected("`.byte` and whole 8-byte bundles, e.g. `.byte 0x0f, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x02`"));
     }
+    let (bytes, cols) = byte_values(cx, after, e, ln)?;
+    if bytes.len() % BUNDLE_BYTES != 0 {
+        return Err(Diagnostic::encoding(format!(
+            "`.byte` holds {} byte(s): it takes whole {BUNDLE_BYTES}-byte bundles",
+            bytes.len()
+        ))
+        .at(ln, col)
+        .rule(rules::BUNDLE_LENGTH.name)
+        .expected(format!("a multiple of {BUNDLE_BYTES} byte values")));
+    }
+    for (k, chunk) in bytes.chunks(BUNDLE_BYTES).enumerate() {
+        if !FORMAT.is_narrow(chunk[0]) {
+            return Err(Diagnostic::encoding(format!(
+                "bundle {} of `.byte` starts with format marker {:#x} (byte 0 bits {}): only \
+                 the {BUNDLE_BYTES}-byte bundles, marker {:#x}, have a known length",
+                k + 1,
+                FORMAT.of(chunk[0]),
+                FORMAT.bits,
+                FORMAT.narrow
+            ))
+            .at(ln, cols[k])
+            .rule(rules::BUNDLE_LENGTH.name)
+            .expected(format!(
+                "{:#x} in bits {} of each bundle's first byte",
+                FORMAT.narrow, FORMAT.bits
+            )));
+        }
+        let bundle = codec::decode_one(chunk).expect("a whole bundle with the narrow marker");
+        let mut op_cols = [0; MAX_SLOTS];
+        op_cols[0] = col;
+        out.push(Line {
+            bundle,
+            line: ln,
+            col,
+            op_cols,
+        });
+    }
+    Ok(())
+}
+
+/// The values after `.byte` (from `after` to `e`), and the column of each
+/// bundle's first value.
+fn byte_values(
+    cx: &Cols,
+    after: usize,
+    e: usize,
+    ln: u32,
+) -> Result<(Vec<u8>, Vec<u32>), Diagnostic> {
+    let line = cx.line;
     let (vs, ve) = trim_range(line, after, e);
     if vs == ve {
         return Err(Diagnostic::syntax("`.byte` without values")
             .at(ln, cx.col(e))
-            .rule("bundle_length")
-            .expected("whole 8-byte bundles: a multiple of 8 byte values"));
+            .rule(rules::BUNDLE_LENGTH.name)
+            .expected(format!(
+                "whole {BUNDLE_BYTES}-byte bundles: a multiple of {BUNDLE_BYTES} byte values"
+            )));
     }
     let mut out = Vec::new();
     let mut cols = Vec::new();
@@ -550,189 +528,136 @@ fn parse_bytes(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Vec<u8>, Diagno
         let v = byte_value(tok).ok_or_else(|| {
             Diagnostic::syntax(format!("`{tok}` is not a byte value"))
                 .at(ln, cx.col(ts))
-                .expected("0..=255 (decimal or 0x hex)")
+                .expected(format!("0..=255, {}", xstore_core::num::INT_EXPECTED))
         })?;
-        if out.len() % codec::NARROW_LEN == 0 {
+        if out.len() % BUNDLE_BYTES == 0 {
             cols.push(cx.col(ts));
         }
         out.push(v);
     }
-    if out.len() % codec::NARROW_LEN != 0 {
-        return Err(Diagnostic::encoding(format!(
-            "`.byte` holds {} byte(s): it takes whole 8-byte bundles",
-            out.len()
-        ))
-        .at(ln, cx.col(s))
-        .rule("bundle_length")
-        .expected("a multiple of 8 byte values"));
-    }
-    for (k, chunk) in out.chunks(codec::NARROW_LEN).enumerate() {
-        if chunk[0] & 0xf != 0xf {
-            return Err(Diagnostic::encoding(format!(
-                "bundle {} of `.byte` starts with format marker {:#x} (byte 0 bits 3:0): only \
-                 the 8-byte bundles, marker 0xf, have a known length",
-                k + 1,
-                chunk[0] & 0xf
-            ))
-            .at(ln, cols[k])
-            .rule("bundle_length")
-            .expected("0xf in bits 3:0 of each bundle's first byte"));
-        }
-    }
-    Ok(out)
+    Ok((out, cols))
 }
 
-/// Parse an integer: optional sign, decimal or `0x` hex, `_` separators.
-pub fn parse_int(tok: &str) -> Option<i64> {
-    let t = tok.trim().replace('_', "");
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b.to_string()),
-        None => (false, t.strip_prefix('+').unwrap_or(&t).to_string()),
-    };
-    if body.is_empty() {
-        return None;
-    }
-    let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => {
-            if !body.chars().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            body.parse::<i64>().ok()?
-        }
-    };
-    Some(if neg { -v } else { v })
-}
-
-/// Register classes of the operand grammar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Vec,
-    Vbool,
-    Valign,
-    Ar,
-    Imm,
-}
-
-impl Class {
-    fn describe(self) -> &'static str {
-        match self {
-            Class::Vec => "a vec register (v0..v31)",
-            Class::Vbool => "a vbool register (vb0..vb15)",
-            Class::Valign => "a valign register (u0..u3)",
-            Class::Ar => "an AR register (a0..a15)",
-            Class::Imm => "an immediate",
-        }
-    }
-}
-
+/// An operand token and its column.
 struct Tok<'a> {
     text: &'a str,
     col: u32,
 }
 
-/// What an operand token is: (class, value) or `None` when it is no operand at all.
-fn classify(t: &str) -> Option<(Class, i64, Option<i64>)> {
-    let l = t.to_ascii_lowercase();
-    let num = |p: &str| -> Option<i64> {
-        let r = l.strip_prefix(p)?;
-        (!r.is_empty() && r.chars().all(|c| c.is_ascii_digit()))
-            .then(|| r.parse().ok())
-            .flatten()
-    };
-    if let Some(n) = num("vb") {
-        return Some((Class::Vbool, n, Some(15)));
-    }
-    if let Some(n) = num("v") {
-        return Some((Class::Vec, n, Some(31)));
-    }
-    if let Some(n) = num("u") {
-        return Some((Class::Valign, n, Some(3)));
-    }
-    if let Some(n) = num("a") {
-        return Some((Class::Ar, n, Some(15)));
-    }
-    parse_int(t).map(|v| (Class::Imm, v, None))
+/// What an operand token is: a register of a file (its number, possibly
+/// past the file's end) or an immediate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Reg(File, u64),
+    Imm(i64),
 }
 
-fn operand(op_name: &str, idx: usize, want: Class, t: &Tok, ln: u32) -> Result<i64, Diagnostic> {
-    let bad_class = |what: &str| {
+fn classify(t: &str) -> Option<Class> {
+    if let Some((f, n)) = regs::spelled(t) {
+        return Some(Class::Reg(f, n));
+    }
+    let (v, _) = xstore_core::num::parse_int(t)?;
+    i64::try_from(v).ok().map(Class::Imm)
+}
+
+/// Operand `idx` of `op`, which must be `want`: its value.
+fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, Diagnostic> {
+    let wanted = match want.file() {
+        Some(f) => f.describe(),
+        None => "an immediate".to_string(),
+    };
+    let bad_class = |what: String| {
         Diagnostic::rule_broken(
-            "operand_class",
+            rules::OPERAND_CLASS.name,
             format!(
-                "operand {} of {op_name} must be {}, not {what} `{}`",
+                "operand {} of {} must be {wanted}, not {what} `{}`",
                 idx + 1,
-                want.describe(),
+                op.name,
                 t.text
             ),
         )
         .at(ln, t.col)
-        .expected(want.describe())
+        .expected(wanted.clone())
     };
-    let Some((class, v, max)) = classify(t.text) else {
-        return Err(bad_class("the unknown register or operand"));
-    };
-    if class != want {
-        return Err(bad_class(match class {
-            Class::Vec => "the vec register",
-            Class::Vbool => "the vbool register",
-            Class::Valign => "the valign register",
-            Class::Ar => "the AR register",
-            Class::Imm => "the immediate",
-        }));
-    }
-    if let Some(max) = max {
-        if v > max {
-            return Err(
+    match (classify(t.text), want.file()) {
+        (None, _) => Err(bad_class("the unknown register or operand".into())),
+        (Some(Class::Imm(v)), None) => Ok(v),
+        (Some(Class::Reg(f, n)), Some(w)) if f == w => match n < f.def().count as u64 {
+            true => Ok(n as i64),
+            false => Err(
                 Diagnostic::range(format!("register `{}` does not exist", t.text))
                     .at(ln, t.col)
-                    .expected(want.describe()),
-            );
-        }
+                    .expected(wanted.clone()),
+            ),
+        },
+        (Some(Class::Imm(_)), Some(_)) => Err(bad_class("the immediate".into())),
+        (Some(Class::Reg(f, _)), _) => Err(bad_class(format!("the {} register", f.def().what))),
     }
-    Ok(v)
 }
 
-/// Parse one op at `line[s..e]` (trimmed). Returns (inst or None for nop, slot, col).
-type ParsedOp = (Option<Inst>, Option<(u32, u32)>, u32);
-
-fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnostic> {
+/// Parse one op at `line[s..e]` (trimmed).
+fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Parsed, Diagnostic> {
     let line = cx.line;
-    let mut s = s;
-    let mut slot = None;
-    if let Some(p) = line[s..e].find(':') {
-        let (ps, pe) = trim_range(line, s, s + p);
-        let name = line[ps..pe].to_ascii_lowercase();
-        let n = name
-            .strip_prefix('s')
-            .filter(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit()))
-            .and_then(|r| r.parse::<u32>().ok())
-            .ok_or_else(|| {
-                Diagnostic::syntax(format!("`{}` is not a slot name", &line[ps..pe]))
-                    .at(ln, cx.col(ps))
-                    .expected("s0, s1, …")
-            })?;
-        slot = Some((n, cx.col(ps)));
-        s = trim_range(line, s + p + 1, e).0;
-        if s == e {
-            return Err(Diagnostic::syntax("a slot name without an instruction")
-                .at(ln, cx.col(s))
-                .expected("`sN: op`"));
-        }
-    }
-    let mn_end = line[s..e]
-        .find(char::is_whitespace)
-        .map(|p| s + p)
-        .unwrap_or(e);
+    let (slot, s) = slot_prefix(cx, s, e, ln)?;
+    let mn_end = line[s..e].find(char::is_whitespace).map_or(e, |p| s + p);
     let mn = &line[s..mn_end];
     let col = cx.col(s);
     if mn.eq_ignore_ascii_case("nop") {
         if mn_end != e {
             return Err(Diagnostic::syntax("`nop` takes no operands").at(ln, cx.col(mn_end)));
         }
-        return Ok((None, slot, col));
+        return Ok(Parsed {
+            inst: None,
+            slot,
+            col,
+        });
     }
-    let (idx, _alias) = roster::lookup(mn).ok_or_else(|| {
+    let idx = mnemonic(mn, col, ln)?;
+    let op = &roster::roster()[idx];
+    let toks = operand_tokens(cx, op, mn_end, e, ln)?;
+    let vals = operand_values(op, toks, col, ln)?;
+    Ok(Parsed {
+        inst: Some(Inst::from_operands(idx, &vals)),
+        slot,
+        col,
+    })
+}
+
+/// An `sN:` prefix of the op at `line[s..e]`: (N and the prefix's column, where
+/// the op itself starts).
+fn slot_prefix(
+    cx: &Cols,
+    s: usize,
+    e: usize,
+    ln: u32,
+) -> Result<(Option<(u32, u32)>, usize), Diagnostic> {
+    let line = cx.line;
+    let Some(p) = line[s..e].find(':') else {
+        return Ok((None, s));
+    };
+    let (ps, pe) = trim_range(line, s, s + p);
+    let name = &line[ps..pe];
+    let n = name
+        .strip_prefix(['s', 'S'])
+        .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|r| xstore_core::num::parse_u64(r, u32::MAX as u64))
+        .ok_or_else(|| {
+            Diagnostic::syntax(format!("`{name}` is not a slot name"))
+                .at(ln, cx.col(ps))
+                .expected("s0, s1, …")
+        })?;
+    let start = trim_range(line, s + p + 1, e).0;
+    if start == e {
+        return Err(Diagnostic::syntax("a slot name without an instruction")
+            .at(ln, cx.col(start))
+            .expected("`sN: op`"));
+    }
+    Ok((Some((n as u32, cx.col(ps))), start))
+}
+
+/// The roster index of a machine mnemonic or alias.
+fn mnemonic(mn: &str, col: u32, ln: u32) -> Result<usize, Diagnostic> {
+    roster::lookup(mn).map(|(i, _)| i).ok_or_else(|| {
         let hint = if mn.to_ascii_lowercase().starts_with("ivp_") {
             "the model covers the 92 B07 store mnemonics, IVP_ZALIGN and the aliases listed by \
              docs/q7.md"
@@ -741,57 +666,61 @@ fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnost
         };
         Diagnostic::syntax(format!("unknown mnemonic `{mn}`"))
             .at(ln, col)
-            .rule("mnemonic")
+            .rule(rules::MNEMONIC.name)
             .hint(hint)
-    })?;
-    let op = &roster::roster()[idx];
-    // Operands.
-    let mut toks: Vec<Tok> = Vec::new();
-    if mn_end < e {
-        let mut start = mn_end;
-        let mut cuts = Vec::new();
-        for (i, ch) in line[mn_end..e].char_indices() {
-            if ch == ',' {
-                cuts.push((start, mn_end + i));
-                start = mn_end + i + 1;
-            }
-        }
-        cuts.push((start, e));
-        for (a, z) in cuts {
-            let (ts, te) = trim_range(line, a, z);
-            if ts == te {
-                return Err(Diagnostic::syntax("empty operand")
-                    .at(ln, cx.col(ts))
-                    .expected(format!("{} operands: {}", op.name, op.sig.text())));
-            }
-            toks.push(Tok {
-                text: &line[ts..te],
-                col: cx.col(ts),
-            });
+    })
+}
+
+/// The comma-separated operand tokens after the mnemonic (`line[from..e]`).
+fn operand_tokens<'a>(
+    cx: &Cols<'a>,
+    op: &Op,
+    from: usize,
+    e: usize,
+    ln: u32,
+) -> Result<Vec<Tok<'a>>, Diagnostic> {
+    let line = cx.line;
+    let mut toks = Vec::new();
+    if from == e {
+        return Ok(toks);
+    }
+    let mut start = from;
+    let mut cuts = Vec::new();
+    for (i, ch) in line[from..e].char_indices() {
+        if ch == ',' {
+            cuts.push((start, from + i));
+            start = from + i + 1;
         }
     }
-    let classes: &[Class] = match op.sig {
-        Sig::VAImm => &[Class::Vec, Class::Ar, Class::Imm],
-        Sig::VAA => &[Class::Vec, Class::Ar, Class::Ar],
-        Sig::VAImmB => &[Class::Vec, Class::Ar, Class::Imm, Class::Vbool],
-        Sig::VAAB => &[Class::Vec, Class::Ar, Class::Ar, Class::Vbool],
-        Sig::BAImm => &[Class::Vbool, Class::Ar, Class::Imm],
-        Sig::VUA => &[Class::Vec, Class::Valign, Class::Ar],
-        Sig::VUAA => &[Class::Vec, Class::Valign, Class::Ar, Class::Ar],
-        Sig::UAImm => &[Class::Valign, Class::Ar, Class::Imm],
-        Sig::UA => &[Class::Valign, Class::Ar],
-        Sig::UAA => &[Class::Valign, Class::Ar, Class::Ar],
-        Sig::U => &[Class::Valign],
-    };
-    if toks.len() != classes.len() {
-        let at = toks.get(classes.len()).map(|t| t.col).unwrap_or(col);
+    cuts.push((start, e));
+    for (a, z) in cuts {
+        let (ts, te) = trim_range(line, a, z);
+        if ts == te {
+            return Err(Diagnostic::syntax("empty operand")
+                .at(ln, cx.col(ts))
+                .expected(format!("{} operands: {}", op.name, op.sig.text())));
+        }
+        toks.push(Tok {
+            text: &line[ts..te],
+            col: cx.col(ts),
+        });
+    }
+    Ok(toks)
+}
+
+/// The operand values of `op` in its signature's order: the count, each
+/// operand's class and register, the immediate's rule.
+fn operand_values(op: &Op, mut toks: Vec<Tok>, col: u32, ln: u32) -> Result<Vec<i64>, Diagnostic> {
+    let roles = op.sig.operands();
+    if toks.len() != roles.len() {
+        let at = toks.get(roles.len()).map(|t| t.col).unwrap_or(col);
         return Err(Diagnostic::rule_broken(
-            "operand_count",
+            rules::OPERAND_COUNT.name,
             format!(
                 "{} takes {} operand{} ({}), got {}",
                 op.name,
-                classes.len(),
-                if classes.len() == 1 { "" } else { "s" },
+                roles.len(),
+                if roles.len() == 1 { "" } else { "s" },
                 op.sig.text(),
                 toks.len()
             ),
@@ -799,80 +728,105 @@ fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<ParsedOp, Diagnost
         .at(ln, at)
         .expected(op.sig.text()));
     }
-    // The `t` forms: the mask may be written second (the reference page's sketch) or last.
-    if matches!(op.sig, Sig::VAImmB | Sig::VAAB)
-        && matches!(classify(toks[1].text), Some((Class::Vbool, _, _)))
+    // The `t` forms: the mask may be written second (the reference page's
+    // sketch) or last (the C intrinsics).
+    if roles.last() == Some(&Operand::Mask)
+        && matches!(classify(toks[1].text), Some(Class::Reg(File::Vbool, _)))
     {
         let m = toks.remove(1);
         toks.push(m);
     }
-    let mut vals = [0i64; 4];
-    for (k, (&c, t)) in classes.iter().zip(&toks).enumerate() {
-        vals[k] = operand(&op.name, k, c, t, ln)?;
+    let vals = roles
+        .iter()
+        .zip(&toks)
+        .enumerate()
+        .map(|(k, (&r, t))| operand(op, k, r, t, ln))
+        .collect::<Result<Vec<i64>, _>>()?;
+    if let Some(k) = roles.iter().position(|&r| r == Operand::Imm) {
+        check_imm(op, vals[k], &toks[k], ln)?;
     }
-    let mut inst = Inst {
-        op: idx as u16,
-        src: 0,
-        u: 0,
-        base: 0,
-        off: Off::None,
-        mask: 0,
+    Ok(vals)
+}
+
+/// The immediate `v` of `op` under its [`roster::ImmRule`].
+fn check_imm(op: &Op, v: i64, t: &Tok, ln: u32) -> Result<(), Diagnostic> {
+    let Some((scale, min, max, rule)) = op.imm_rule() else {
+        return Ok(());
     };
-    match op.sig {
-        Sig::VAImm | Sig::VAA | Sig::VAImmB | Sig::VAAB | Sig::BAImm => {
-            inst.src = vals[0] as u8;
-            inst.base = vals[1] as u8;
-            inst.off = if classes[2] == Class::Imm {
-                Off::Imm(vals[2] as i32)
-            } else {
-                Off::Reg(vals[2] as u8)
-            };
-            if classes.len() == 4 {
-                inst.mask = vals[3] as u8;
-            }
-        }
-        Sig::VUA | Sig::VUAA => {
-            inst.src = vals[0] as u8;
-            inst.u = vals[1] as u8;
-            inst.base = vals[2] as u8;
-            if op.sig == Sig::VUAA {
-                inst.off = Off::Reg(vals[3] as u8);
-            }
-        }
-        Sig::UAImm | Sig::UA | Sig::UAA => {
-            inst.u = vals[0] as u8;
-            inst.base = vals[1] as u8;
-            inst.off = match op.sig {
-                Sig::UAImm => Off::Imm(vals[2] as i32),
-                Sig::UAA => Off::Reg(vals[2] as u8),
-                _ => Off::None,
-            };
-        }
-        Sig::U => inst.u = vals[0] as u8,
+    if v % scale == 0 && (min..=max).contains(&v) {
+        return Ok(());
     }
-    if let Some((scale, min, max, rule)) = op.imm_rule() {
-        let k = classes
-            .iter()
-            .position(|&c| c == Class::Imm)
-            .expect("imm sig");
-        let v = vals[k];
-        if v % scale != 0 || v < min || v > max {
-            let why = if v % scale != 0 {
-                format!("is not a multiple of {scale}")
-            } else if v == min - scale {
-                format!("is field value -8 x {scale}, {}", rule.minus8)
-            } else {
-                "is outside the signed 4-bit field".to_string()
-            };
-            return Err(
-                Diagnostic::range(format!("immediate {v} of {} {why}", op.name))
-                    .at(ln, toks[k].col)
-                    .rule("imm_scaled_4bit")
-                    .provenance(rule.prov)
-                    .expected(format!("a multiple of {scale} in [{min}, {max}]"))
-                    .hint(rule.basis),
+    let why = if v % scale != 0 {
+        format!("is not a multiple of {scale}")
+    } else if v == codec::IMM4.reserved() * scale {
+        format!(
+            "is field value {} x {scale}, {}",
+            codec::IMM4.reserved(),
+            rule.minus8
+        )
+    } else {
+        "is outside the signed 4-bit field".to_string()
+    };
+    Err(
+        Diagnostic::range(format!("immediate {v} of {} {why}", op.name))
+            .at(ln, t.col)
+            .rule(rules::IMM_SCALED_4BIT.name)
+            .provenance(rule.prov)
+            .expected(format!("a multiple of {scale} in [{min}, {max}]"))
+            .hint(rule.basis),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parser's column work for `text`, and its error.
+    fn work_of(text: &str) -> (u64, String) {
+        let w0 = COLUMN_WORK.with(|w| w.get());
+        let e = parse(text).unwrap_err().to_string();
+        (COLUMN_WORK.with(|w| w.get()) - w0, e)
+    }
+
+    #[test]
+    fn long_bundle_lines_take_linear_work() {
+        let mut per_byte = Vec::new();
+        for n in [1_000usize, 100_000] {
+            // n slots: rejected at the first surplus one.
+            let text = format!("{{ {} }}", vec!["nop"; n].join(" ; "));
+            let (w, e) = work_of(&text);
+            assert_eq!(
+                e,
+                "<input>:1:39: error: operation 7 of the bundle: no format has more than 6 slots \
+                 [rule: bundle_slots, seed/inferred/med]; expected at most 6 operations (nop \
+                 included), one per slot s0..s5"
             );
+            assert!(w <= 2 * text.len() as u64, "{n}: {w}");
+            // n operands in the second slot: every operand is located.
+            let text = format!("{{ nop ; IVP_SV2NX8_IP v0, a3, 0{} }}", ", 0".repeat(n - 3));
+            let (w, e) = work_of(&text);
+            assert_eq!(
+                e,
+                format!(
+                    "<input>:1:34: error: IVP_SV2NX8_IP takes 3 operands (v, a, imm), got {n} \
+                     [rule: operand_count]; expected v, a, imm"
+                )
+            );
+            assert!(w <= 2 * text.len() as u64, "{n}: {w}");
+            per_byte.push(w as f64 / text.len() as f64);
+            // The same with a non-ASCII separator: columns count characters.
+            let text = format!(
+                "{{ nop ; IVP_SV2NX8_IP v0,\u{3000}a3,\u{3000}0{} }}",
+                ",\u{3000}0".repeat(n - 3)
+            );
+            let (w, e) = work_of(&text);
+            assert!(
+                e.starts_with("<input>:1:34: error: IVP_SV2NX8_IP takes 3 operands"),
+                "{e}"
+            );
+            assert!(w <= 2 * text.len() as u64, "{n}: {w}");
         }
+        // The work per byte does not grow with the line.
+        assert!(per_byte[1] <= per_byte[0] * 1.5, "{per_byte:?}");
     }
-    Ok((Some(inst), slot, col))
 }

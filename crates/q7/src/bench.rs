@@ -1,82 +1,62 @@
 //! `xstore bench q7`: the executor's untraced path against a baseline that
 //! copies the same bytes.
 
-use crate::asm::{Bundle, Inst, Off};
-use crate::exec::{Machine, Options};
+use crate::bundle::{Bundle, Inst, Off};
+use crate::machine::Machine;
 use crate::roster;
 use std::hint::black_box;
 use xstore_core::bench::{compare, BenchResult, XorShift};
-use xstore_core::{Memory, NoTrace, Transaction};
+use xstore_core::{Memory, NoTrace};
 
 /// Bytes each case stores.
 pub const SPAN: usize = 1 << 20;
 const BASE: u32 = 0x0010_0000;
 
-fn inst(name: &str, src: u8, u: u8, base: u8, off: Off) -> Bundle {
-    Bundle {
-        ops: vec![Inst {
-            op: roster::find(name).expect("roster op") as u16,
-            src,
-            u,
-            base,
-            off,
-            mask: 0,
-        }],
-        nops: 0,
-        format: None,
-        braced: false,
-        line: 0,
-        col: 0,
-        op_cols: vec![0],
-        slots: 1,
-    }
+/// Lone bundles of the op `name`, one per `i` in `range`, bundle `i` storing
+/// vec register `i % 32` (the other operands as given).
+fn bundles(name: &str, range: std::ops::Range<usize>, base: u8, off: Off) -> Vec<Bundle> {
+    let op = roster::find(name).expect("roster op") as u16;
+    range
+        .map(|i| Bundle::single(Inst::of_parts(op, (i % 32) as u8, 0, base, off, 0)))
+        .collect()
 }
 
+/// A machine whose vec registers hold random bytes.
 fn machine() -> Machine {
     let mut m = Machine::default();
     let mut rng = XorShift(0x51ed_2701_9e37_79b9);
-    for v in m.v.iter_mut() {
+    for n in 0..crate::regs::VEC_COUNT {
+        let mut v = [0u8; 64];
         for b in v.iter_mut() {
             *b = rng.next_u64() as u8;
         }
+        m.set_vec(n, v);
     }
     m
 }
 
 /// The aligned stream: `IVP_SV2NX8_XP v(i%32), a3, a4` over SPAN bytes.
 pub fn aligned_program() -> Vec<Bundle> {
-    (0..SPAN / 64)
-        .map(|i| inst("IVP_SV2NX8_XP", (i % 32) as u8, 0, 3, Off::Reg(4)))
-        .collect()
+    bundles("IVP_SV2NX8_XP", 0..SPAN / 64, 3, Off::Reg(4))
 }
 
-/// The unaligned stream: zalign, sa2nx8_ip x (k-1), sav2nx8_xp (64), sapos_fp.
+/// The unaligned stream: `IVP_ZALIGN u0`, `IVP_SA2NX8_IP v(i%32), u0, a3`
+/// x (k-1), `IVP_SAV2NX8_XP` (count a5 = 64), `IVP_SAPOS_FP u0, a3`.
 pub fn unaligned_program() -> Vec<Bundle> {
     let k = SPAN / 64;
-    let mut p = vec![inst("IVP_ZALIGN", 0, 0, 0, Off::None)];
-    for i in 0..k - 1 {
-        p.push(inst("IVP_SA2NX8_IP", (i % 32) as u8, 0, 3, Off::None));
-    }
-    p.push(inst(
-        "IVP_SAV2NX8_XP",
-        ((k - 1) % 32) as u8,
-        0,
-        3,
-        Off::Reg(5),
-    ));
-    p.push(inst("IVP_SAPOS_FP", 0, 0, 3, Off::None));
+    let mut p = bundles("IVP_ZALIGN", 0..1, 0, Off::None);
+    p.extend(bundles("IVP_SA2NX8_IP", 0..k - 1, 3, Off::None));
+    p.extend(bundles("IVP_SAV2NX8_XP", k - 1..k, 3, Off::Reg(5)));
+    p.extend(bundles("IVP_SAPOS_FP", 0..1, 3, Off::None));
     p
 }
 
 fn case(name: &str, quick: bool, prog: Vec<Bundle>, start: u32) -> BenchResult {
-    let prog = crate::exec::compile(&prog);
     let mut m = machine();
-    m.a[4] = 64;
-    m.a[5] = 64;
-    let vecs = m.v;
+    m.set_ar(4, 64);
+    m.set_ar(5, 64);
+    let vecs: [[u8; 64]; 32] = std::array::from_fn(|n| *m.vec(n));
     let mut mem = Memory::new(crate::PROFILES[0].map());
-    let opts = Options::default();
-    let mut tx = Transaction::new();
     let mut flat = vec![0u8; SPAN + 128];
     let off = (start % 64) as usize;
     compare(
@@ -86,9 +66,9 @@ fn case(name: &str, quick: bool, prog: Vec<Bundle>, start: u32) -> BenchResult {
         quick,
         Some(0.3),
         || {
-            m.a[3] = start;
-            let r = m.run_steps(black_box(&prog), &opts, &mut mem, &mut tx, &mut NoTrace);
-            assert!(r.1.is_none(), "bench programs do not fault");
+            m.set_ar(3, start);
+            let r = m.run(black_box(&prog), &mut mem, &mut NoTrace);
+            assert!(r.fault.is_none(), "bench programs do not fault");
         },
         || {
             for i in 0..SPAN / 64 {

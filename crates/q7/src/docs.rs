@@ -1,17 +1,44 @@
 //! The generated section of `docs/q7.md`: every table of the crate, rendered once.
 
-use crate::asm::{Inst, Off};
+use crate::bundle::{Inst, Off};
 use crate::codec::{self, SV2NX8_IP_FIELDS};
 use crate::explain::placements_text;
-use crate::lint::RULES;
-use crate::roster::{self, Group, ALIASES, FAMILIES, IMM_RULES, MISALIGNED, SELECTORS};
+use crate::lint::LINTS;
+use crate::regs::{File, FILES};
+use crate::roster::{self, Group, ALIASES, FAMILIES, IMM_RULES, MISALIGNED, SELECTORS, SIGS};
+use crate::rules::{ASM_RULES, CHECKS};
 use std::fmt::Write;
 
 use xstore_core::docgen::cell as esc;
 
-/// Markdown of every table.
+/// Markdown of every table of the crate: the generated section of
+/// docs/q7.md.
 pub fn doc_tables() -> String {
     let mut s = String::new();
+    for table in [
+        roster_table,
+        slots_table,
+        selectors_table,
+        semantics_table,
+        provenance_table,
+        placement_sets_table,
+        immediates_table,
+        aliases_table,
+        bundle_table,
+        registers_table,
+        signatures_table,
+        asm_rules_table,
+        checks_table,
+        lint_table,
+        profiles_table,
+        group_placements_table,
+    ] {
+        table(&mut s);
+    }
+    s
+}
+
+fn roster_table(s: &mut String) {
     let r = roster::roster();
     let b07: Vec<_> = r.iter().filter(|o| o.is_b07()).collect();
     let count = |g: Group| b07.iter().filter(|o| o.group() == g).count();
@@ -71,7 +98,9 @@ pub fn doc_tables() -> String {
         s,
         "\nPlacements in this table: {total} (the reference page states 746; see \"Decisions\").\n"
     );
+}
 
+fn slots_table(s: &mut String) {
     let _ = writeln!(s, "### Slots of the formats\n");
     let _ = writeln!(
         s,
@@ -94,7 +123,9 @@ pub fn doc_tables() -> String {
     for n in [&roster::WIDE_SLOTS, &roster::NARROW_SLOTS] {
         let _ = writeln!(s, "\n{} slots ({}): {}.", n.count, n.prov, esc(n.basis));
     }
+}
 
+fn selectors_table(s: &mut String) {
     let _ = writeln!(s, "\n### Selector words\n");
     let _ = writeln!(s, "| mnemonic | slot | word0 | provenance | note |");
     let _ = writeln!(s, "|---|---|---|---|---|");
@@ -109,7 +140,9 @@ pub fn doc_tables() -> String {
             x.note
         );
     }
+}
 
+fn semantics_table(s: &mut String) {
     let _ = writeln!(s, "\n### Semantics by family\n");
     let _ = writeln!(
         s,
@@ -134,7 +167,9 @@ pub fn doc_tables() -> String {
                 .unwrap_or_else(|| "(agrees)".into())
         );
     }
+}
 
+fn provenance_table(s: &mut String) {
     let _ = writeln!(s, "\n### Provenance by family\n");
     let _ = writeln!(
         s,
@@ -160,7 +195,9 @@ pub fn doc_tables() -> String {
                 .unwrap_or_else(|| "–".into())
         );
     }
+}
 
+fn placement_sets_table(s: &mut String) {
     let _ = writeln!(s, "\n### Placement sets\n");
     let _ = writeln!(s, "| families | formats | provenance | basis |");
     let _ = writeln!(s, "|---|---|---|---|");
@@ -190,7 +227,9 @@ pub fn doc_tables() -> String {
             esc(p.basis)
         );
     }
+}
 
+fn immediates_table(s: &mut String) {
     let _ = writeln!(s, "\n### Immediates\n");
     let _ = writeln!(
         s,
@@ -218,24 +257,31 @@ pub fn doc_tables() -> String {
             let _ = writeln!(s, "- the model ({}): {}", c.choice.prov, esc(c.choice.text));
         }
     }
+}
 
+fn aliases_table(s: &mut String) {
     let _ = writeln!(s, "\n### Aliases (C-intrinsic spellings)\n");
     let _ = writeln!(s, "| alias | machine op | provenance |");
     let _ = writeln!(s, "|---|---|---|");
     for a in ALIASES {
         let _ = writeln!(s, "| {} | {} | {} |", a.alias, a.target, a.prov);
     }
+}
 
-    let _ = writeln!(s, "\n### The known bundle: IVP_SV2NX8_IP (8 bytes)\n");
+fn bundle_table(s: &mut String) {
+    let _ = writeln!(
+        s,
+        "\n### The known bundle: IVP_SV2NX8_IP ({} bytes)\n",
+        codec::BUNDLE_BYTES
+    );
     let _ = writeln!(s, "| field | bits | meaning | provenance |");
     let _ = writeln!(s, "|---|---|---|---|");
-    for f in SV2NX8_IP_FIELDS {
-        let bits = if f.hi == f.lo {
-            f.hi.to_string()
-        } else {
-            format!("{}:{}", f.hi, f.lo)
-        };
-        let _ = writeln!(s, "| {} | {} | {} | {} |", f.name, bits, f.meaning, f.prov);
+    for f in &SV2NX8_IP_FIELDS {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            f.name, f.bits, f.meaning, f.prov
+        );
     }
     let _ = writeln!(
         s,
@@ -253,29 +299,102 @@ pub fn doc_tables() -> String {
         (0, 3, -64),
         (0, 3, 448),
     ] {
-        let i = Inst {
-            op: codec::sv2nx8_ip(),
-            src: v,
-            u: 0,
-            base: a,
-            off: Off::Imm(imm),
-            mask: 0,
-        };
+        let i = Inst::of_parts(codec::sv2nx8_ip(), v, 0, a, Off::Imm(imm), 0);
         let b = codec::encode(&i).expect("known");
         let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
-        let _ = writeln!(s, "| {} | {} |", i.text(), hex.join(" "));
+        let _ = writeln!(s, "| {i} | {} |", hex.join(" "));
     }
+}
 
+fn registers_table(s: &mut String) {
+    let _ = writeln!(s, "\n### Register files\n");
+    let _ = writeln!(
+        s,
+        "| file | names | bits | `[regs]` value | provenance | basis |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for r in &FILES {
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {} | {} | {} | {} |",
+            r.what,
+            r.file.range(),
+            r.bits,
+            esc(r.scenario),
+            r.prov,
+            esc(r.basis)
+        );
+    }
+}
+
+fn signatures_table(s: &mut String) {
+    let _ = writeln!(s, "\n### Operand signatures\n");
+    let _ = writeln!(s, "| operands | meaning | mnemonics |");
+    let _ = writeln!(s, "|---|---|---|");
+    for d in &SIGS {
+        let n = roster::roster().iter().filter(|o| o.sig == d.sig).count();
+        let _ = writeln!(s, "| `{}` | {} | {n} |", d.sig.text(), esc(d.meaning));
+    }
+    let files: Vec<String> = File::ALL
+        .iter()
+        .map(|f| format!("`{}` {}", f.def().prefix, f.range()))
+        .collect();
+    let _ = writeln!(
+        s,
+        "\nRegisters: {}; `imm` is an integer by the number rule.",
+        files.join(", ")
+    );
+}
+
+fn asm_rules_table(s: &mut String) {
+    let _ = writeln!(s, "\n### Assembler rules\n");
+    let _ = writeln!(s, "| rule | what |");
+    let _ = writeln!(s, "|---|---|");
+    for r in &ASM_RULES {
+        let _ = writeln!(s, "| `{}` | {} |", r.name, esc(r.what));
+    }
+}
+
+fn checks_table(s: &mut String) {
+    let _ = writeln!(s, "\n### Checks of validate\n");
+    let _ = writeln!(s, "| check | decides | provenance |");
+    let _ = writeln!(s, "|---|---|---|");
+    for c in &CHECKS {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            c.def.name,
+            esc(c.what),
+            c.def.provenance
+        );
+    }
+}
+
+fn lint_table(s: &mut String) {
     let _ = writeln!(s, "\n### Lint rules\n");
     let _ = writeln!(s, "| rule | severity | finds | provenance |");
     let _ = writeln!(s, "|---|---|---|---|");
-    for r in RULES {
+    for l in &LINTS {
+        let r = &l.rule;
         let sev = r.severity.as_str();
-        let _ = writeln!(s, "| {} | {} | {} | {} |", r.name, sev, esc(r.what), r.prov);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            r.name,
+            sev,
+            esc(r.summary),
+            l.prov
+        );
     }
+}
 
+fn profiles_table(s: &mut String) {
     let _ = writeln!(s, "\n### Memory profiles\n");
     s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
+}
+
+fn group_placements_table(s: &mut String) {
+    let r = roster::roster();
     let _ = writeln!(s, "\n### Placements by mnemonic group\n");
     let _ = writeln!(s, "| example | placements |");
     let _ = writeln!(s, "|---|---|");
@@ -290,5 +409,4 @@ pub fn doc_tables() -> String {
         let op = &r[roster::find(name).expect("in roster")];
         let _ = writeln!(s, "| {} | {} |", op.name, placements_text(op));
     }
-    s
 }

@@ -1,581 +1,723 @@
-//! The executor (docs/q7.md, "Semantics"): registers, the AGU, the store images, predication,
-//! and the valign stream. Every bundle's memory effect is probed as a whole and
-//! then applied; registers change only after a clean commit, so a fault changes
-//! nothing.
+//! Executing bundles (docs/q7.md, "Semantics"): the AGU, the store images,
+//! predication and the valign stream. Every bundle's memory effect is probed
+//! as a whole and then applied; registers change only after a clean commit,
+//! so a fault changes nothing.
 //!
-//! Two paths compute the same thing. The reference path ([`Machine::step_tx`])
-//! stages each bundle's writes in one [`Transaction`] and commits it. The fast
-//! path ([`Machine::step_compiled`]) serves every bundle whose memory effect is
-//! one contiguous plain write (or none) with [`AddressSpace::store`] or
-//! [`AddressSpace::store_with`], which probe and commit that one write exactly as a
-//! one-write transaction would; only a predicated store whose enabled lanes are
-//! not one contiguous run still builds a transaction. A test runs random
-//! programs down both paths and compares memory, registers, traces and faults.
+//! Each bundle's semantics are written once, as a plan computed from the state
+//! before it: the one write it makes (a span, a completed valign row from its
+//! two pieces, or the enabled lanes of a predicated store), and the register
+//! updates to install after the commit. Two commits consume the plan: the
+//! staged one ([`Machine::execute_staged`]) puts the write into one
+//! [`Transaction`] for [`AddressSpace::commit`]; the direct one
+//! ([`Machine::execute`]) hands it to [`AddressSpace::store_with`] (a span or
+//! a row, its bytes copied in place) or [`AddressSpace::store_spans`] (the
+//! enabled runs of a predicated store), each equal to the transaction of the
+//! same writes. The direct commit's straight-line routines are the same plan,
+//! compiled with the facts their bundle's shape fixes as constants. A test
+//! runs random programs down both commits and compares memory, registers,
+//! traces and faults.
 
-use crate::asm::{Bundle, Inst, Off};
-use crate::roster::{self, Conv, Kind, Mode, Op};
+use crate::bundle::{Bundle, Inst, Off};
+use crate::machine::{Machine, Misaligned, Valign, ROW};
+use crate::regs::{AR_COUNT, VALIGN_COUNT, VBOOL_COUNT, VEC_COUNT};
+use crate::roster::{Conv, Kind, Mode, Op};
+use std::fmt;
 use xstore_core::bytes::copy_short;
-use xstore_core::{AddressSpace, FaultKind, TraceSink, Transaction};
+use xstore_core::{AddressSpace, TraceSink, Transaction};
+
+/// The name of the fault (and lint) `valign_discontinuity`.
+pub(crate) const VALIGN_DISCONTINUITY: &str = "valign_discontinuity";
+
+/// Why a bundle stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The address space refused the write (the core's kinds: `unmapped`,
+    /// `read_only`, and the model's `allocation_cap`).
+    Memory(xstore_core::FaultKind),
+    /// A misaligned address under `misaligned = "fault"`.
+    Misaligned {
+        /// The store's alignment.
+        align: u32,
+    },
+    /// A stream store that does not continue the pending span.
+    ValignDiscontinuity,
+    /// A bundle whose encoding is not public: the model cannot execute it.
+    UnknownBundle,
+}
+
+impl FaultKind {
+    /// The names of the kinds a scenario run reports, in the order docs/q7.md
+    /// lists them (an unknown bundle never reaches a run: loading the
+    /// scenario refuses it, and the allocation cap is a scenario error).
+    pub fn run_names() -> [&'static str; 4] {
+        [
+            FaultKind::Memory(xstore_core::FaultKind::Unmapped).name(),
+            FaultKind::Memory(xstore_core::FaultKind::ReadOnly).name(),
+            FaultKind::Misaligned { align: 1 }.name(),
+            FaultKind::ValignDiscontinuity.name(),
+        ]
+    }
+
+    /// The stable name (`run`'s `fault.kind`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            FaultKind::Memory(k) => k.name(),
+            FaultKind::Misaligned { align } => xstore_core::FaultKind::Misaligned {
+                align: *align as u64,
+            }
+            .name(),
+            FaultKind::ValignDiscontinuity => VALIGN_DISCONTINUITY,
+            FaultKind::UnknownBundle => "unknown_bundle",
+        }
+    }
+}
+
+/// A fault: its kind, the address it names and a sentence. Boxed, so that a
+/// bundle's result stays one word wide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault(Box<FaultData>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FaultData {
+    kind: FaultKind,
+    addr: Option<u64>,
+    message: String,
+}
+
+impl Fault {
+    fn new(kind: FaultKind, addr: Option<u64>, message: String) -> Fault {
+        Fault(Box::new(FaultData {
+            kind,
+            addr,
+            message,
+        }))
+    }
+    /// The stable name of the kind (`unmapped`, `valign_discontinuity`, …).
+    pub fn kind(&self) -> &'static str {
+        self.0.kind.name()
+    }
+    /// The kind.
+    pub fn cause(&self) -> FaultKind {
+        self.0.kind
+    }
+    /// The address the fault names (the first failing byte, the misaligned
+    /// address or the stream address).
+    pub fn address(&self) -> Option<u64> {
+        self.0.addr
+    }
+    /// The sentence.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind(), self.message())
+    }
+}
+
+impl std::error::Error for Fault {}
 
 #[cold]
 #[inline(never)]
-fn misaligned_fault(op: &Op, ea: u32, align: u32) -> ExecFault {
-    ExecFault {
-        kind: FaultKind::Misaligned {
-            align: align as u64,
-        }
-        .name(),
-        addr: Some(ea as u64),
-        message: format!(
+fn misaligned_fault(op: &Op, ea: u32, align: u32) -> Fault {
+    Fault::new(
+        FaultKind::Misaligned { align },
+        Some(ea as u64),
+        format!(
             "{} address {ea:#x} is not a multiple of {align} (misaligned = \"fault\")",
             op.name
         ),
-    }
+    )
 }
 
 #[cold]
 #[inline(never)]
-fn discontinuity(op: &Op, inst: &Inst, u: &Valign, a: u32) -> ExecFault {
-    ExecFault {
-        kind: "valign_discontinuity",
-        addr: Some(a as u64),
-        message: format!(
+fn discontinuity(op: &Op, inst: &Inst, u: &Valign, a: u32) -> Fault {
+    Fault::new(
+        FaultKind::ValignDiscontinuity,
+        Some(a as u64),
+        format!(
             "{} stores at {a:#x} through u{}, whose {} pending byte(s) end at {:#x}: a stream \
              store that does not continue the pending span has no documented result, and the \
              model will not guess",
             op.name,
-            inst.u,
+            inst.valign(),
             u.len,
             u.end()
         ),
-    }
+    )
 }
 
 #[cold]
 #[inline(never)]
-fn memory_fault(f: xstore_core::Fault) -> ExecFault {
-    ExecFault {
-        kind: f.kind.name(),
-        addr: Some(f.addr),
-        message: f.to_string(),
+fn memory_fault(f: xstore_core::Fault) -> Fault {
+    Fault::new(FaultKind::Memory(f.kind), Some(f.addr), f.to_string())
+}
+
+#[cold]
+#[inline(never)]
+fn unknown_bundle(b: &Bundle) -> Fault {
+    Fault::new(
+        FaultKind::UnknownBundle,
+        None,
+        format!("{b}: the encoding of this bundle is not public, so it cannot be executed"),
+    )
+}
+
+/// What [`Machine::run`] did: the bundles completed and, if one faulted, its
+/// index and the fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// Bundles completed.
+    pub executed: usize,
+    /// The faulting bundle's index and the fault.
+    pub fault: Option<(usize, Fault)>,
+}
+
+/// The roster facts a plan reads: the store's kind, AGU mode, image and
+/// predicate lanes, and the bundle's zalign set. Computed when a bundle is
+/// made; the straight-line routines pass the ones their shape fixes as
+/// constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Facts {
+    pub(crate) kind: Kind,
+    pub(crate) mode: Mode,
+    pub(crate) conv: Conv,
+    pub(crate) pred_lanes: u8,
+    /// Bit i set: `IVP_ZALIGN ui` in the bundle.
+    pub(crate) zalign: u8,
+}
+
+impl Facts {
+    /// A bundle with no store.
+    pub(crate) const NONE: Facts = Facts {
+        kind: Kind::Zalign,
+        mode: Mode::Plain,
+        conv: Conv::None,
+        pred_lanes: 0,
+        zalign: 0,
+    };
+
+    /// The facts of a store op (no zaligns).
+    pub(crate) fn of(op: &Op) -> Facts {
+        Facts {
+            kind: op.kind(),
+            mode: op.mode,
+            conv: op.conv(),
+            pred_lanes: op.fam.pred_lanes,
+            zalign: 0,
+        }
     }
 }
 
-/// Commit the row an append to `u` completes: `row[lo..64]`, the `len` bytes
-/// pending from `lo` followed by `head` (the first `64 - lo - len` appended
-/// bytes). The pieces are written straight into memory, with no row buffer
-/// built and read back.
-#[inline(always)]
-fn commit_row<M: AddressSpace, T: TraceSink>(
-    mem: &mut M,
-    trace: &mut T,
-    u: &Valign,
-    row: u32,
-    lo: usize,
-    len: usize,
-    head: &[u8],
-) -> Result<(), ExecFault> {
-    let at = row.wrapping_add(lo as u32) as u64;
-    mem.store_with(at, 64 - lo, 1, trace, |dst| {
-        copy_short(&mut dst[..len], &u.data[lo..lo + len]);
-        copy_short(&mut dst[len..], head);
-    })
-    .map_err(memory_fault)
-}
+/// The image of the verbatim 64-byte forms.
+const COPY64: Conv = Conv::Copy { len: 64 };
 
-/// A bundle compiled for execution: small, `Copy`, no allocation. The parser
-/// guarantees at most one B07 op per bundle; the other ops are `IVP_ZALIGN`s.
-/// The roster facts the executor needs are copied in, so a step never consults
-/// the roster on its clean path.
+/// The bundles the direct commit runs down a straight line: the plan with
+/// their facts fixed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
-    /// The bundle's B07 op.
-    pub store: Option<Inst>,
-    /// Bit i set: `IVP_ZALIGN ui` in the bundle.
-    pub zalign: u8,
-    /// The store op's kind (`Kind::Zalign` when the bundle has none).
-    pub kind: Kind,
-    /// Its AGU mode.
-    pub mode: Mode,
-    /// Its store image.
-    pub conv: Conv,
-    /// Its predicate lanes (0 = unpredicated).
-    pub pred_lanes: u8,
-    /// The specialised routine that runs it.
-    pub fast: Fast,
-}
-
-/// The routines [`Machine::step_compiled`] picks from: the two full-vector
-/// shapes that dominate streaming code get their own straight-line routine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fast {
-    /// An unpredicated store of the 64 bytes of a vec register, verbatim.
+pub(crate) enum Shape {
+    /// A lone unpredicated store of the 64 bytes of a vec register, verbatim.
     Store64,
-    /// `sa*_ip` of the 64 bytes of a vec register, verbatim.
+    /// A lone `sa*_ip` of the 64 bytes of a vec register, verbatim.
     Stream64,
     /// Everything else.
-    General,
+    Other,
+    /// A bundle whose encoding is not public: not executable.
+    Kept,
 }
 
-impl Step {
-    pub fn of(b: &Bundle) -> Step {
-        let mut s = Step {
-            store: None,
-            zalign: 0,
-            kind: Kind::Zalign,
-            mode: Mode::I,
-            conv: Conv::None,
-            pred_lanes: 0,
-            fast: Fast::General,
-        };
-        for inst in &b.ops {
-            let op = inst.op();
-            if op.kind() == Kind::Zalign {
-                s.zalign |= 1 << inst.u;
-            } else {
-                s.store = Some(*inst);
-                s.kind = op.kind();
-                s.mode = op.mode;
-                s.conv = op.conv();
-                s.pred_lanes = op.fam.pred_lanes;
-            }
-        }
-        // The straight-line routines mask register numbers instead of
-        // checking them: they take only steps whose numbers are in range (the
-        // parser and the decoder never produce others), so the mask is exact.
-        let in_range = s.store.is_none_or(|i| {
-            i.base < 16 && i.src < 32 && i.u < 4 && !matches!(i.off, Off::Reg(r) if r >= 16)
-        });
-        s.fast = match (s.kind, s.conv, s.pred_lanes) {
-            (Kind::Store, Conv::Copy { len: 64 }, 0)
-                if in_range && matches!(s.mode, Mode::I | Mode::Ip | Mode::X | Mode::Xp) =>
-            {
-                Fast::Store64
-            }
-            (Kind::Stream, Conv::Copy { len: 64 }, _) if in_range => Fast::Stream64,
-            _ => Fast::General,
-        };
-        s
-    }
-}
-
-/// Compile a program.
-pub fn compile(prog: &[Bundle]) -> Vec<Step> {
-    prog.iter().map(Step::of).collect()
-}
-
-/// Bytes in a valign row.
-pub const ROW: u32 = 64;
-
-/// A valign register: the 64-byte image of the current partially filled aligned
-/// row and the span state. While bytes are pending, the image holds them at
-/// their row positions and zero elsewhere (the executor relies on it); the image
-/// of an empty register may hold anything (a scenario can set it), and the first
-/// append clears it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Valign {
-    pub data: [u8; 64],
-    /// Cleared by `IVP_ZALIGN` since the program started.
-    pub zeroed: bool,
-    /// Aligned address of the pending row.
-    pub row: u32,
-    /// First pending byte's offset in the row.
-    pub lo: u8,
-    /// Pending byte count (0 = nothing pending).
-    pub len: u8,
-}
-
-impl Default for Valign {
-    fn default() -> Self {
-        Valign {
-            data: [0; 64],
-            zeroed: false,
-            row: 0,
-            lo: 0,
-            len: 0,
+impl Shape {
+    pub(crate) fn of(f: &Facts) -> Shape {
+        match (f.kind, f.conv, f.pred_lanes, f.zalign) {
+            (Kind::Store, COPY64, 0, 0) => Shape::Store64,
+            (Kind::Stream, COPY64, 0, 0) => Shape::Stream64,
+            _ => Shape::Other,
         }
     }
 }
 
-impl Valign {
-    /// Address of the first pending byte.
-    pub fn start(&self) -> u32 {
-        self.row.wrapping_add(self.lo as u32)
-    }
-    /// Address just past the pending bytes: where the stream continues.
-    pub fn end(&self) -> u32 {
-        self.start().wrapping_add(self.len as u32)
-    }
-    /// Whether an append at `a` may follow: nothing is pending, or `a` is where
-    /// the pending bytes end. Any other append has no documented result (the
-    /// `valign_discontinuity` fault and lint).
-    #[inline(always)]
-    pub fn continued_by(&self, a: u32) -> bool {
-        self.len == 0 || a == self.end()
-    }
-    /// The pending row's address, the offset of its first pending byte and the
-    /// pending count; for an empty register, the row an append at `a` starts,
-    /// with nothing pending.
-    #[inline(always)]
-    pub fn span_at(&self, a: u32) -> (u32, usize, usize) {
-        if self.len > 0 {
-            (self.row, self.lo as usize, self.len as usize)
-        } else {
-            (a & !(ROW - 1), (a & (ROW - 1)) as usize, 0)
-        }
-    }
-}
+// The executor indexes the register files with masks: exact because every
+// `Inst` holds in-range numbers and every file's size is a power of two.
+const A_MASK: u8 = AR_COUNT as u8 - 1;
+const V_MASK: u8 = VEC_COUNT as u8 - 1;
+const VB_MASK: u8 = VBOOL_COUNT as u8 - 1;
+const U_MASK: u8 = VALIGN_COUNT as u8 - 1;
+const _: () = assert!(
+    AR_COUNT.is_power_of_two()
+        && VEC_COUNT.is_power_of_two()
+        && VBOOL_COUNT.is_power_of_two()
+        && VALIGN_COUNT.is_power_of_two()
+);
 
-/// What a misaligned `sv*`/`ss*`/`sb*`/`salign*` address does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Misaligned {
-    /// Round the address down to the store size (assumed: base Xtensa behaviour).
-    #[default]
-    RoundDown,
-    /// Fault with kind `misaligned`.
-    Fault,
-}
-
-/// Execution options (`[options]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Options {
-    pub misaligned: Misaligned,
-}
-
-/// Why an instruction stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecFault {
-    pub kind: &'static str,
-    pub addr: Option<u64>,
-    pub message: String,
-}
-
-/// The architectural state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Machine {
-    pub a: [u32; 16],
-    pub v: [[u8; 64]; 32],
-    pub vb: [u64; 16],
-    pub u: [Valign; 4],
-}
-
-impl Default for Machine {
-    fn default() -> Self {
-        Machine {
-            a: [0; 16],
-            v: [[0; 64]; 32],
-            vb: [0; 16],
-            u: [Valign::default(); 4],
-        }
-    }
-}
-
-/// Register updates of one op, applied after the commit.
-#[derive(Debug, Clone, Copy, Default)]
-struct Update {
-    a: Option<(u8, u32)>,
-    /// Append to the stream of u: (u, op index, src, address, count).
-    stream: Option<(u8, u16, u8, u32, u8)>,
-    /// Empty u after a flush.
-    flush: Option<u8>,
-}
-
-/// Effective address and the post-incremented base of an AGU form.
-pub fn agu(m: &Machine, mode: Mode, base: u8, off: Off) -> (u32, Option<u32>) {
-    let a = m.a[base as usize];
-    let o = match off {
+/// Effective address and the post-incremented base of an AGU form: `_ip` and
+/// `_xp` store at the base and then advance it, the other forms add first.
+#[inline(always)]
+pub(crate) fn agu(m: &Machine, mode: Mode, inst: &Inst) -> (u32, Option<u32>) {
+    let a = m.a[(inst.base() & A_MASK) as usize];
+    let o = match inst.off() {
         Off::Imm(i) => i as u32,
-        Off::Reg(r) => m.a[r as usize],
+        Off::Reg(r) => m.a[(r & A_MASK) as usize],
         Off::None => 0,
     };
-    match mode {
-        Mode::I | Mode::X => (a.wrapping_add(o), None),
-        Mode::Ip | Mode::Xp => (a, Some(a.wrapping_add(o))),
-        _ => (a, None),
-    }
-}
-
-/// Build the store image of `conv` from a vec register into `out`; returns its length.
-#[inline]
-pub fn image(conv: Conv, v: &[u8; 64], out: &mut [u8]) -> usize {
-    match conv {
-        Conv::Copy { len } => {
-            let n = len as usize;
-            out[..n].copy_from_slice(&v[..n]);
-            n
-        }
-        Conv::Narrow {
-            from: 2,
-            signed,
-            lanes,
-        } => {
-            for l in 0..lanes as usize {
-                let x = i16::from_le_bytes([v[2 * l], v[2 * l + 1]]);
-                out[l] = if signed {
-                    x.clamp(i8::MIN as i16, i8::MAX as i16) as i8 as u8
-                } else {
-                    x as u8
-                };
-            }
-            lanes as usize
-        }
-        Conv::Narrow { signed, lanes, .. } => {
-            for l in 0..lanes as usize {
-                let x = i32::from_le_bytes(v[4 * l..4 * l + 4].try_into().expect("4 bytes"));
-                let h = if signed {
-                    x.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16
-                } else {
-                    x as u16
-                };
-                out[2 * l..2 * l + 2].copy_from_slice(&h.to_le_bytes());
-            }
-            2 * lanes as usize
-        }
-        Conv::Mask { .. } | Conv::Spill | Conv::None => 0,
-    }
+    let post = matches!(mode, Mode::Ip | Mode::Xp);
+    let next = a.wrapping_add(o);
+    (if post { a } else { next }, post.then_some(next))
 }
 
 /// The number of bytes a `sav*` appends: clamp(n, 0, VB) with n read as signed.
-pub fn sav_count(n: u32, vb: usize) -> usize {
+pub(crate) fn sav_count(n: u32, vb: usize) -> usize {
     (n as i32).clamp(0, vb as i32) as usize
+}
+
+/// Where the bytes of a plan's write come from, for the register update that
+/// follows the commit: a vec register (a verbatim image) or the scratch buffer
+/// the plan built a narrowed image in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Src {
+    Vec(u8),
+    Scratch,
+}
+
+/// The memory effect of one bundle: at most one write, described by where its
+/// bytes are, so that either commit can consume it without a copy.
+#[derive(Debug, Clone, Copy)]
+enum Write<'a> {
+    /// Nothing is written.
+    None,
+    /// One plain span.
+    Span { addr: u64, bytes: &'a [u8] },
+    /// A valign row completed by an append: the bytes pending from the row's
+    /// first pending byte, then the head of the appended image.
+    Row {
+        addr: u64,
+        pending: &'a [u8],
+        head: &'a [u8],
+    },
+    /// A predicated store: `bytes` at `addr`, lane `i` (`per` bytes from
+    /// `i * per`) written only when bit `i` of `enabled` is set.
+    Lanes {
+        addr: u64,
+        bytes: &'a [u8],
+        enabled: u64,
+        per: usize,
+    },
+}
+
+/// What a valign register becomes after the commit.
+#[derive(Debug, Clone, Copy)]
+enum ValignAfter {
+    Keep,
+    /// Flushed: nothing pending, the image zero.
+    Empty(usize),
+    /// An append: the register's new span is `len` bytes from offset `lo` of
+    /// `row`; when `clear`, its image is zeroed first; then `count` bytes of
+    /// the appended image from offset `from` land at offset `at`.
+    Append {
+        u: usize,
+        row: u32,
+        lo: usize,
+        len: usize,
+        clear: bool,
+        at: usize,
+        from: usize,
+        count: usize,
+        src: Src,
+    },
+}
+
+/// The register side of a plan, installed after a clean commit.
+#[derive(Debug, Clone, Copy)]
+struct After {
+    /// An AR and its new value (post-increments).
+    a: Option<(u8, u32)>,
+    valign: ValignAfter,
+    /// Bit i set: `IVP_ZALIGN ui` in the bundle, applied last.
+    zalign: u8,
+}
+
+/// One bundle's effect, computed once from the state before it: the write and
+/// the register updates. The staged and the direct commit both consume it.
+#[derive(Debug, Clone, Copy)]
+struct Plan<'a> {
+    write: Write<'a>,
+    after: After,
+}
+
+/// How a plan's write reaches memory.
+trait Commit {
+    fn commit<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        w: &Write<'_>,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<(), xstore_core::Fault>;
+}
+
+/// The direct commit: [`AddressSpace::store_with`] for a span or a row (the
+/// bytes copied in place), [`AddressSpace::store_spans`] for the enabled runs
+/// of a predicated store. Each equals the transaction of the same writes.
+struct Direct;
+
+impl Commit for Direct {
+    #[inline(always)]
+    fn commit<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        w: &Write<'_>,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<(), xstore_core::Fault> {
+        match *w {
+            Write::None => Ok(()),
+            Write::Span { addr, bytes } => {
+                mem.store_with(addr, bytes.len(), 1, trace, |d| copy_short(d, bytes))
+            }
+            Write::Row {
+                addr,
+                pending,
+                head,
+            } => {
+                let n = pending.len();
+                mem.store_with(addr, n + head.len(), 1, trace, |d| {
+                    copy_short(&mut d[..n], pending);
+                    copy_short(&mut d[n..], head);
+                })
+            }
+            Write::Lanes {
+                addr,
+                bytes,
+                enabled,
+                per,
+            } => commit_lanes(mem, trace, addr, bytes, enabled, per),
+        }
+    }
+}
+
+/// The enabled lanes of a predicated store as plain spans, one per run.
+#[inline(never)]
+fn commit_lanes<M: AddressSpace, T: TraceSink>(
+    mem: &mut M,
+    trace: &mut T,
+    addr: u64,
+    bytes: &[u8],
+    enabled: u64,
+    per: usize,
+) -> Result<(), xstore_core::Fault> {
+    let mut spans: [(u64, &[u8], u64); 32] = [(0, &[], 1); 32];
+    let mut n = 0;
+    let mut m = enabled;
+    while m != 0 {
+        let first = m.trailing_zeros() as usize;
+        let run = (m >> first).trailing_ones() as usize;
+        let (lo, hi) = (first * per, (first + run) * per);
+        spans[n] = (addr + lo as u64, &bytes[lo..hi], 1);
+        n += 1;
+        m &= !((u64::MAX >> (64 - run)) << first);
+    }
+    mem.store_spans(&spans[..n], trace)
+}
+
+/// The staged commit: the write goes into one [`Transaction`], committed
+/// whole through [`AddressSpace::commit`].
+struct Staged<'t>(&'t mut Transaction);
+
+impl Commit for Staged<'_> {
+    #[inline]
+    fn commit<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        w: &Write<'_>,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<(), xstore_core::Fault> {
+        let tx = &mut *self.0;
+        tx.clear();
+        match *w {
+            Write::None => {}
+            Write::Span { addr, bytes } => tx.write(addr, bytes),
+            Write::Row {
+                addr,
+                pending,
+                head,
+            } => {
+                let n = pending.len();
+                let d = tx.write_with(addr, n + head.len(), 1);
+                d[..n].copy_from_slice(pending);
+                d[n..].copy_from_slice(head);
+            }
+            Write::Lanes {
+                addr,
+                bytes,
+                enabled,
+                per,
+            } => {
+                let mut en = [false; 64];
+                for (i, e) in en[..bytes.len()].iter_mut().enumerate() {
+                    *e = enabled >> (i / per) & 1 == 1;
+                }
+                tx.write_enabled(addr, bytes, &en[..bytes.len()]);
+            }
+        }
+        mem.commit(tx, trace)
+    }
 }
 
 impl Machine {
     /// Address and alignment an aligned store (sv/ss/sb/salign) will use, before
     /// the misalignment policy: (ea, align).
-    pub fn store_ea(&self, inst: &Inst) -> (u32, u32) {
+    pub(crate) fn store_ea(&self, inst: &Inst) -> (u32, u32) {
         let op = inst.op();
-        let (ea, _) = agu(self, op.mode, inst.base, inst.off);
+        let (ea, _) = agu(self, op.mode, inst);
         let align = match op.conv() {
-            Conv::Spill => 64,
+            Conv::Spill => ROW,
             c => c.len() as u32,
         };
         (ea, align)
     }
 
-    #[inline]
-    fn aligned(&self, op: &Op, ea: u32, align: u32, opts: &Options) -> Result<u32, ExecFault> {
-        // Store sizes are powers of two: a mask, not a division.
+    /// `ea` under the misaligned policy for a store of alignment `align` (a
+    /// power of two: a mask, not a division).
+    #[inline(always)]
+    fn aligned(&self, inst: &Inst, ea: u32, align: u32) -> Result<u32, Fault> {
         debug_assert!(align.is_power_of_two());
-        if ea & (align - 1) == 0 {
-            return Ok(ea);
-        }
-        match opts.misaligned {
-            Misaligned::RoundDown => Ok(ea & !(align - 1)),
-            Misaligned::Fault => Err(misaligned_fault(op, ea, align)),
-        }
+        let ea = match ea & (align - 1) {
+            0 => ea,
+            _ => self.misaligned(inst, ea, align)?,
+        };
+        // Both ways the address is aligned; saying so lets the compiler drop
+        // the page-crossing test of an aligned store inside one page.
+        Ok(ea & !(align - 1))
     }
 
-    /// [`Machine::aligned`] for the fast path: the op is looked up only to
-    /// name it in a fault.
-    #[inline(always)]
-    fn aligned_inst(inst: &Inst, ea: u32, align: u32, opts: &Options) -> Result<u32, ExecFault> {
-        debug_assert!(align.is_power_of_two());
-        if ea & (align - 1) == 0 {
-            return Ok(ea);
-        }
-        match opts.misaligned {
+    #[cold]
+    #[inline(never)]
+    fn misaligned(&self, inst: &Inst, ea: u32, align: u32) -> Result<u32, Fault> {
+        match self.options.misaligned {
             Misaligned::RoundDown => Ok(ea & !(align - 1)),
             Misaligned::Fault => Err(misaligned_fault(inst.op(), ea, align)),
         }
     }
 
-    /// The row that appending `bytes` at `a` completes, written into `tx`. With at
-    /// most 64 bytes appended and at most 63 pending, at most one row completes.
-    #[inline]
-    fn stream_writes(u: &Valign, a: u32, bytes: &[u8], tx: &mut Transaction) {
+    /// The store image of `conv` from vec register `src`: the register itself
+    /// for a verbatim image, else the narrowed image built in `scratch`.
+    #[inline(always)]
+    fn image_of<'a>(&'a self, conv: Conv, src: u8, scratch: &'a mut [u8; 64]) -> (&'a [u8], Src) {
+        let v = &self.v[(src & V_MASK) as usize];
+        match conv {
+            Conv::Copy { len } => (&v[..len as usize], Src::Vec(src)),
+            c => {
+                let n = c.image(v, scratch);
+                (&scratch[..n], Src::Scratch)
+            }
+        }
+    }
+
+    /// The plan of one bundle, from the state before it. `f` gives the store's
+    /// facts (the straight-line routines pass constants).
+    #[inline(always)]
+    fn plan<'a>(
+        &'a self,
+        inst: &Inst,
+        f: Facts,
+        scratch: &'a mut [u8; 64],
+    ) -> Result<Plan<'a>, Fault> {
+        let mut after = After {
+            a: None,
+            valign: ValignAfter::Keep,
+            zalign: f.zalign,
+        };
+        let write = match f.kind {
+            Kind::Store => self.plan_store(f, inst, scratch, &mut after)?,
+            Kind::MaskStore => {
+                let (ea, post) = agu(self, f.mode, inst);
+                let n = f.conv.len();
+                let ea = self.aligned(inst, ea, n as u32)?;
+                let bits = self.vb[(inst.src() & VB_MASK) as usize];
+                scratch[..8].copy_from_slice(&bits.to_le_bytes());
+                after.a = post.map(|p| (inst.base(), p));
+                Write::Span {
+                    addr: ea as u64,
+                    bytes: &scratch[..n],
+                }
+            }
+            Kind::Stream | Kind::StreamVar => self.plan_append(f, inst, scratch, &mut after)?,
+            Kind::Salign => {
+                let (ea, post) = agu(self, f.mode, inst);
+                let ea = self.aligned(inst, ea, ROW)?;
+                after.a = post.map(|p| (inst.base(), p));
+                Write::Span {
+                    addr: ea as u64,
+                    bytes: &self.u[(inst.valign() & U_MASK) as usize].data,
+                }
+            }
+            Kind::Flush => self.plan_flush(inst, &mut after),
+            Kind::Zalign => Write::None,
+        };
+        Ok(Plan { write, after })
+    }
+
+    /// An `sv*`/`ss*` store: the image at the AGU's address, all of it or the
+    /// lanes the predicate enables.
+    #[inline(always)]
+    fn plan_store<'a>(
+        &'a self,
+        f: Facts,
+        inst: &Inst,
+        scratch: &'a mut [u8; 64],
+        after: &mut After,
+    ) -> Result<Write<'a>, Fault> {
+        let (ea, post) = agu(self, f.mode, inst);
+        let n = f.conv.len();
+        let ea = self.aligned(inst, ea, n as u32)? as u64;
+        after.a = post.map(|p| (inst.base(), p));
+        let (bytes, _) = self.image_of(f.conv, inst.src(), scratch);
+        if f.pred_lanes == 0 {
+            return Ok(Write::Span { addr: ea, bytes });
+        }
+        let lanes = f.pred_lanes as u32;
+        let all = u64::MAX >> (64 - lanes);
+        let enabled = self.vb[(inst.mask() & VB_MASK) as usize] & all;
+        Ok(match enabled {
+            0 => Write::None,
+            _ => Write::Lanes {
+                addr: ea,
+                bytes,
+                enabled,
+                per: n / lanes as usize,
+            },
+        })
+    }
+
+    /// A stream store (`sa*`, `sav*`): append `n` image bytes at `a` to the
+    /// valign stream. With at most 63 bytes pending and at most 64 appended,
+    /// at most one row completes; it is written from the pending bytes and the
+    /// head of the image, and the rest of the image becomes the pending bytes
+    /// of the next row.
+    #[inline(always)]
+    fn plan_append<'a>(
+        &'a self,
+        f: Facts,
+        inst: &Inst,
+        scratch: &'a mut [u8; 64],
+        after: &mut After,
+    ) -> Result<Write<'a>, Fault> {
+        let a = self.a[(inst.base() & A_MASK) as usize];
+        let vb = f.conv.len();
+        let n = match (f.kind, inst.off()) {
+            (Kind::StreamVar, Off::Reg(r)) => sav_count(self.a[(r & A_MASK) as usize], vb),
+            _ => vb,
+        };
+        after.a = Some((inst.base(), a.wrapping_add(n as u32)));
+        if n == 0 {
+            return Ok(Write::None);
+        }
+        let k = (inst.valign() & U_MASK) as usize;
+        let u = &self.u[k];
+        if !u.continued_by(a) {
+            return Err(discontinuity(inst.op(), inst, u, a));
+        }
+        let (bytes, src) = self.image_of(f.conv, inst.src(), scratch);
         let (row, lo, len) = u.span_at(a);
         let pos = lo + len;
-        if pos + bytes.len() >= 64 {
-            let take = 64 - pos;
-            let dst = tx.write_with(row.wrapping_add(lo as u32) as u64, len + take, 1);
-            dst[..len].copy_from_slice(&u.data[lo..pos]);
-            dst[len..].copy_from_slice(&bytes[..take]);
+        if pos + n < ROW as usize {
+            after.valign = ValignAfter::Append {
+                u: k,
+                row,
+                lo,
+                len: len + n,
+                clear: len == 0,
+                at: pos,
+                from: 0,
+                count: n,
+                src,
+            };
+            return Ok(Write::None);
         }
+        let take = ROW as usize - pos;
+        let rest = n - take;
+        // The image past the new pending bytes must read zero: the old pending
+        // bytes lie in [lo, pos) and the new ones cover [0, rest), so only a
+        // full 64-byte append onto pending bytes (rest = pos) needs no clearing.
+        after.valign = ValignAfter::Append {
+            u: k,
+            row: row.wrapping_add(ROW),
+            lo: 0,
+            len: rest,
+            clear: len == 0 || n < ROW as usize,
+            at: 0,
+            from: take,
+            count: rest,
+            src,
+        };
+        Ok(Write::Row {
+            addr: row.wrapping_add(lo as u32) as u64,
+            pending: &u.data[lo..pos],
+            head: &bytes[..take],
+        })
     }
 
-    /// The register side of the same append, applied after the commit.
-    #[inline]
-    fn stream_update(u: &mut Valign, a: u32, bytes: &[u8]) {
-        if u.len == 0 {
-            u.row = a & !(ROW - 1);
-            u.lo = (a & (ROW - 1)) as u8;
-            u.data = [0; 64];
-        }
-        let pos = u.lo as usize + u.len as usize;
-        if pos + bytes.len() >= 64 {
-            let take = 64 - pos;
-            let rest = bytes.len() - take;
-            u.row = u.row.wrapping_add(ROW);
-            u.lo = 0;
-            u.len = rest as u8;
-            u.data = [0; 64];
-            u.data[..rest].copy_from_slice(&bytes[take..]);
-        } else {
-            u.data[pos..pos + bytes.len()].copy_from_slice(bytes);
-            u.len += bytes.len() as u8;
-        }
-    }
-
-    /// The effects of one B07 op: its writes go into `tx`, its register updates
-    /// are returned for after the commit.
+    /// `sapos_fp`/`_fpxp`: write the pending bytes, empty u; `_fpxp` then adds
+    /// a2 to a.
     #[inline(always)]
-    fn effect(
-        &self,
-        inst: &Inst,
-        op: &Op,
-        opts: &Options,
-        tx: &mut Transaction,
-    ) -> Result<Update, ExecFault> {
-        let mut up = Update::default();
-        match op.kind() {
-            Kind::Store => {
-                let (ea, post) = agu(self, op.mode, inst.base, inst.off);
-                let conv = op.conv();
-                let n = conv.len();
-                let ea = self.aligned(op, ea, n as u32, opts)?;
-                if op.predicated() {
-                    let mut img = [0u8; 64];
-                    image(conv, &self.v[inst.src as usize], &mut img);
-                    let lanes = op.fam.pred_lanes as usize;
-                    let per = n / lanes;
-                    let m = self.vb[inst.mask as usize];
-                    let mut en = [false; 64];
-                    for (i, e) in en[..n].iter_mut().enumerate() {
-                        *e = (m >> (i / per)) & 1 == 1;
-                    }
-                    tx.write_enabled(ea as u64, &img[..n], &en[..n]);
-                } else if let Conv::Copy { .. } = conv {
-                    tx.write(ea as u64, &self.v[inst.src as usize][..n]);
-                } else {
-                    let dst = tx.write_with(ea as u64, n, 1);
-                    image(conv, &self.v[inst.src as usize], dst);
-                }
-                up.a = post.map(|p| (inst.base, p));
+    fn plan_flush(&self, inst: &Inst, after: &mut After) -> Write<'_> {
+        let u = &self.u[(inst.valign() & U_MASK) as usize];
+        after.valign = ValignAfter::Empty((inst.valign() & U_MASK) as usize);
+        if let Off::Reg(r) = inst.off() {
+            let a = self.a[(inst.base() & A_MASK) as usize];
+            after.a = Some((inst.base(), a.wrapping_add(self.a[(r & A_MASK) as usize])));
+        }
+        match u.len {
+            0 => Write::None,
+            _ => Write::Span {
+                addr: u.start() as u64,
+                bytes: u.pending_bytes(),
+            },
+        }
+    }
+
+    /// Install a plan's register updates (after its clean commit).
+    #[inline(always)]
+    fn apply(&mut self, after: After, scratch: &[u8; 64]) {
+        if let Some((r, v)) = after.a {
+            self.a[(r & A_MASK) as usize] = v;
+        }
+        match after.valign {
+            ValignAfter::Keep => {}
+            ValignAfter::Empty(k) => {
+                let u = &mut self.u[k];
+                u.len = 0;
+                u.lo = 0;
+                u.data = [0; 64];
             }
-            Kind::MaskStore => {
-                let (ea, post) = agu(self, op.mode, inst.base, inst.off);
-                let n = op.conv().len();
-                let ea = self.aligned(op, ea, n as u32, opts)?;
-                let bytes = self.vb[inst.src as usize].to_le_bytes();
-                tx.write(ea as u64, &bytes[..n]);
-                up.a = post.map(|p| (inst.base, p));
-            }
-            Kind::Stream | Kind::StreamVar => {
-                let a = self.a[inst.base as usize];
-                let vb = op.vb();
-                let n = match (op.kind(), inst.off) {
-                    (Kind::StreamVar, Off::Reg(r)) => sav_count(self.a[r as usize], vb),
-                    _ => vb,
+            ValignAfter::Append {
+                u: k,
+                row,
+                lo,
+                len,
+                clear,
+                at,
+                from,
+                count,
+                src,
+            } => {
+                let bytes: &[u8] = match src {
+                    Src::Vec(r) => &self.v[(r & V_MASK) as usize],
+                    Src::Scratch => scratch,
                 };
-                let u = &self.u[inst.u as usize];
-                if n > 0 && !u.continued_by(a) {
-                    return Err(discontinuity(op, inst, u, a));
+                let u = &mut self.u[k];
+                u.row = row;
+                u.lo = lo as u8;
+                u.len = len as u8;
+                if clear {
+                    u.data = [0; 64];
                 }
-                if n > 0 {
-                    let v = &self.v[inst.src as usize];
-                    match op.conv() {
-                        Conv::Copy { .. } => Self::stream_writes(u, a, &v[..n], tx),
-                        c => {
-                            let mut img = [0u8; 64];
-                            image(c, v, &mut img);
-                            Self::stream_writes(u, a, &img[..n], tx);
-                        }
-                    }
-                    up.stream = Some((inst.u, inst.op, inst.src, a, n as u8));
-                }
-                up.a = Some((inst.base, a.wrapping_add(n as u32)));
-            }
-            Kind::Salign => {
-                let (ea, post) = agu(self, op.mode, inst.base, inst.off);
-                let ea = self.aligned(op, ea, 64, opts)?;
-                tx.write(ea as u64, &self.u[inst.u as usize].data);
-                up.a = post.map(|p| (inst.base, p));
-            }
-            Kind::Flush => {
-                let u = &self.u[inst.u as usize];
-                if u.len > 0 {
-                    let lo = u.lo as usize;
-                    tx.write(u.start() as u64, &u.data[lo..lo + u.len as usize]);
-                }
-                up.flush = Some(inst.u);
-                if let Off::Reg(r) = inst.off {
-                    let a = self.a[inst.base as usize];
-                    up.a = Some((inst.base, a.wrapping_add(self.a[r as usize])));
-                }
-            }
-            Kind::Zalign => {}
-        }
-        Ok(up)
-    }
-
-    #[inline]
-    fn apply(&mut self, up: Update) {
-        if let Some((r, v)) = up.a {
-            self.a[r as usize] = v;
-        }
-        if let Some((u, op, src, a, n)) = up.stream {
-            let n = n as usize;
-            let v = &self.v[src as usize];
-            let u = &mut self.u[u as usize];
-            match roster::roster()[op as usize].conv() {
-                Conv::Copy { .. } => Self::stream_update(u, a, &v[..n]),
-                c => {
-                    let mut img = [0u8; 64];
-                    image(c, v, &mut img);
-                    Self::stream_update(u, a, &img[..n]);
-                }
+                copy_short(&mut u.data[at..at + count], &bytes[from..from + count]);
             }
         }
-        if let Some(u) = up.flush {
-            let u = &mut self.u[u as usize];
-            u.len = 0;
-            u.lo = 0;
-            u.data = [0; 64];
-        }
-    }
-
-    /// Execute one bundle.
-    #[inline]
-    pub fn step<M: AddressSpace, T: TraceSink>(
-        &mut self,
-        b: &Bundle,
-        opts: &Options,
-        mem: &mut M,
-        tx: &mut Transaction,
-        trace: &mut T,
-    ) -> Result<(), ExecFault> {
-        self.step_compiled(&Step::of(b), opts, mem, tx, trace)
-    }
-
-    /// Execute one compiled bundle through the reference path: its writes are
-    /// staged in `tx`, which is committed as a whole, then the registers change.
-    #[inline]
-    pub fn step_tx<M: AddressSpace, T: TraceSink>(
-        &mut self,
-        s: &Step,
-        opts: &Options,
-        mem: &mut M,
-        tx: &mut Transaction,
-        trace: &mut T,
-    ) -> Result<(), ExecFault> {
-        tx.clear();
-        let mut up = Update::default();
-        if let Some(inst) = &s.store {
-            let op = &roster::roster()[inst.op as usize];
-            up = self.effect(inst, op, opts, tx)?;
-        }
-        mem.commit(tx, trace).map_err(memory_fault)?;
-        self.apply(up);
-        self.zalign(s.zalign);
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn zalign(&mut self, bits: u8) {
-        if bits != 0 {
+        if after.zalign != 0 {
             for (i, u) in self.u.iter_mut().enumerate() {
-                if bits >> i & 1 == 1 {
+                if after.zalign >> i & 1 == 1 {
                     *u = Valign {
                         zeroed: true,
                         ..Valign::default()
@@ -585,309 +727,133 @@ impl Machine {
         }
     }
 
-    /// Execute one compiled bundle. A bundle whose memory effect is one
-    /// contiguous plain write (or none) probes and commits it with
-    /// [`AddressSpace::store`] or [`AddressSpace::store_with`], the same check-then-apply as
-    /// a one-write transaction; only a predicated store with non-contiguous
-    /// enabled lanes takes [`Machine::step_tx`]. Registers change only after a
-    /// clean store.
+    /// Plan, commit, apply: the one sequence every bundle goes through.
     #[inline(always)]
-    pub fn step_compiled<M: AddressSpace, T: TraceSink>(
+    fn step<C: Commit, M: AddressSpace, T: TraceSink>(
         &mut self,
-        s: &Step,
-        opts: &Options,
-        mem: &mut M,
-        tx: &mut Transaction,
-        trace: &mut T,
-    ) -> Result<(), ExecFault> {
-        match s.fast {
-            Fast::Store64 => self.store64(s, opts, mem, trace),
-            Fast::Stream64 => self.stream64(s, mem, trace),
-            Fast::General => self.step_general(s, opts, mem, tx, trace),
-        }
-    }
-
-    /// [`Fast::Store64`]: the AGU, the misaligned policy, one 64-byte store
-    /// straight from the register, then the base update. Register numbers are
-    /// masked to their file's size, which bounds the indexing without a check
-    /// ([`Step::of`] picks this routine only when they are in range, so the
-    /// mask never changes one); a misaligned address leaves the straight line.
-    #[inline(always)]
-    fn store64<M: AddressSpace, T: TraceSink>(
-        &mut self,
-        s: &Step,
-        opts: &Options,
+        inst: &Inst,
+        f: Facts,
+        commit: &mut C,
         mem: &mut M,
         trace: &mut T,
-    ) -> Result<(), ExecFault> {
-        let Some(inst) = &s.store else {
-            unreachable!("a Store64 step has a store")
+    ) -> Result<(), Fault> {
+        let mut scratch = [0u8; 64];
+        let after = {
+            let plan = self.plan(inst, f, &mut scratch)?;
+            commit
+                .commit(&plan.write, mem, trace)
+                .map_err(memory_fault)?;
+            plan.after
         };
-        let b = (inst.base & 15) as usize;
-        let a = self.a[b];
-        let o = match inst.off {
-            Off::Imm(i) => i as u32,
-            Off::Reg(r) => self.a[(r & 15) as usize],
-            Off::None => 0,
-        };
-        // `_ip`/`_xp` store at the base and then advance it; `_i`/`_x` add first.
-        let post = matches!(s.mode, Mode::Ip | Mode::Xp);
-        let mut ea = if post { a } else { a.wrapping_add(o) };
-        if ea & 63 != 0 {
-            ea = Self::aligned_inst(inst, ea, 64, opts)?;
-        }
-        // In place, so that a run of stores through the page written last takes
-        // the core's hot-page shortcut (see `Memory::store_with`).
-        let v = &self.v[(inst.src & 31) as usize];
-        mem.store_with(ea as u64, 64, 1, trace, |d| d.copy_from_slice(v))
-            .map_err(memory_fault)?;
-        if post {
-            self.a[b] = a.wrapping_add(o);
-        }
-        self.zalign(s.zalign);
+        self.apply(after, &scratch);
         Ok(())
     }
 
-    /// [`Fast::Stream64`]: appending 64 bytes always completes exactly one
-    /// row, written from the pending bytes and the register's head
-    /// ([`commit_row`]); the register's last `pos` bytes become the pending
-    /// bytes of the next row, from offset 0.
+    /// Execute one bundle against `mem`, its writes (or its fault) going to
+    /// `trace`. On `Err` memory and registers are as they were.
+    ///
+    /// The direct commit: the bundle's write goes to
+    /// [`AddressSpace::store_with`] or [`AddressSpace::store_spans`] unstaged.
+    /// The two shapes that dominate streaming code (a lone verbatim 64-byte
+    /// store or `sa*_ip`) take the plan with their facts as constants, which
+    /// the compiler turns into a straight line.
     #[inline(always)]
-    fn stream64<M: AddressSpace, T: TraceSink>(
+    pub fn execute<M: AddressSpace, T: TraceSink>(
         &mut self,
-        s: &Step,
+        b: &Bundle,
         mem: &mut M,
         trace: &mut T,
-    ) -> Result<(), ExecFault> {
-        let Some(inst) = &s.store else {
-            unreachable!("a Stream64 step has a store")
+    ) -> Result<(), Fault> {
+        let fixed = |kind, mode| Facts {
+            kind,
+            mode,
+            conv: COPY64,
+            pred_lanes: 0,
+            zalign: 0,
         };
-        // Register numbers masked to their file's size, as in `store64`.
-        let (b, k) = ((inst.base & 15) as usize, (inst.u & 3) as usize);
-        let a = self.a[b];
-        let u = &self.u[k];
-        if !u.continued_by(a) {
-            return Err(discontinuity(inst.op(), inst, u, a));
+        // Tested in turn rather than through a jump table: the two shapes
+        // are the hot ones.
+        if b.shape == Shape::Store64 {
+            let f = fixed(Kind::Store, b.facts.mode);
+            self.step(&b.store, f, &mut Direct, mem, trace)
+        } else if b.shape == Shape::Stream64 {
+            let f = fixed(Kind::Stream, Mode::Ip);
+            self.step(&b.store, f, &mut Direct, mem, trace)
+        } else {
+            self.execute_other(b, mem, trace)
         }
-        let (row, lo, len) = u.span_at(a);
-        let pos = lo + len;
-        let v = &self.v[(inst.src & 31) as usize];
-        commit_row(mem, trace, u, row, lo, len, &v[..64 - pos])?;
-        let u = &mut self.u[k];
-        u.row = row.wrapping_add(ROW);
-        u.lo = 0;
-        u.len = pos as u8;
-        // The new pending bytes cover [0, pos), which holds the old ones
-        // ([lo, pos)); the register is zero past them already unless it was empty
-        // (an empty register's image may hold anything: a scenario can set it).
-        if len == 0 {
-            u.data = [0; 64];
-        }
-        copy_short(&mut u.data[..pos], &v[64 - pos..]);
-        self.a[b] = a.wrapping_add(64);
-        self.zalign(s.zalign);
-        Ok(())
     }
 
-    /// Every other bundle: one contiguous [`AddressSpace::store`] where the effect is
-    /// one plain write, [`Machine::step_tx`] for sparse predicated stores.
+    /// Every other bundle, through the same plan and the direct commit.
     #[inline(never)]
-    fn step_general<M: AddressSpace, T: TraceSink>(
+    fn execute_other<M: AddressSpace, T: TraceSink>(
         &mut self,
-        s: &Step,
-        opts: &Options,
+        b: &Bundle,
         mem: &mut M,
-        tx: &mut Transaction,
         trace: &mut T,
-    ) -> Result<(), ExecFault> {
-        let Some(inst) = s.store else {
-            self.zalign(s.zalign);
-            return Ok(());
-        };
-        match s.kind {
-            Kind::Store => {
-                let (ea, post) = agu(self, s.mode, inst.base, inst.off);
-                let n = s.conv.len();
-                let ea = Self::aligned_inst(&inst, ea, n as u32, opts)?;
-                let v = &self.v[inst.src as usize];
-                let mut img = [0u8; 64];
-                let bytes: &[u8] = match s.conv {
-                    Conv::Copy { .. } => &v[..n],
-                    c => {
-                        image(c, v, &mut img);
-                        &img[..n]
-                    }
-                };
-                let (at, bytes) = if s.pred_lanes == 0 {
-                    (ea, bytes)
-                } else {
-                    // The enabled lanes, as one run of bytes if they form one.
-                    let lanes = s.pred_lanes as u32;
-                    let per = n / lanes as usize;
-                    let all = if lanes >= 64 { !0 } else { (1u64 << lanes) - 1 };
-                    let m = self.vb[inst.mask as usize] & all;
-                    if m == 0 {
-                        (ea, &bytes[..0])
-                    } else {
-                        let first = m.trailing_zeros();
-                        let r = m >> first;
-                        // One run of ones iff r + 1 is a power of two (or wraps to 0).
-                        if r & r.wrapping_add(1) != 0 {
-                            return self.step_tx(s, opts, mem, tx, trace);
-                        }
-                        let run = r.trailing_ones();
-                        let lo = first as usize * per;
-                        let hi = lo + run as usize * per;
-                        (ea.wrapping_add(lo as u32), &bytes[lo..hi])
-                    }
-                };
-                if !bytes.is_empty() {
-                    mem.store(at as u64, bytes, 1, trace)
-                        .map_err(memory_fault)?;
-                }
-                if let Some(p) = post {
-                    self.a[inst.base as usize] = p;
-                }
-            }
-            Kind::MaskStore => {
-                let (ea, post) = agu(self, s.mode, inst.base, inst.off);
-                let n = s.conv.len();
-                let ea = Self::aligned_inst(&inst, ea, n as u32, opts)?;
-                let bytes = self.vb[inst.src as usize].to_le_bytes();
-                mem.store(ea as u64, &bytes[..n], 1, trace)
-                    .map_err(memory_fault)?;
-                if let Some(p) = post {
-                    self.a[inst.base as usize] = p;
-                }
-            }
-            Kind::Stream | Kind::StreamVar => {
-                let a = self.a[inst.base as usize];
-                let vb = s.conv.len();
-                let n = match (s.kind, inst.off) {
-                    (Kind::StreamVar, Off::Reg(r)) => sav_count(self.a[r as usize], vb),
-                    _ => vb,
-                };
-                if n > 0 {
-                    let u = &self.u[inst.u as usize];
-                    if !u.continued_by(a) {
-                        return Err(discontinuity(inst.op(), &inst, u, a));
-                    }
-                    let v = &self.v[inst.src as usize];
-                    let mut img = [0u8; 64];
-                    let bytes: &[u8] = match s.conv {
-                        Conv::Copy { .. } => &v[..n],
-                        c => {
-                            image(c, v, &mut img);
-                            &img[..n]
-                        }
-                    };
-                    let (row, lo, len) = u.span_at(a);
-                    let pos = lo + len;
-                    if pos + n >= 64 {
-                        commit_row(mem, trace, u, row, lo, len, &bytes[..64 - pos])?;
-                    }
-                    Self::stream_update(&mut self.u[inst.u as usize], a, bytes);
-                }
-                self.a[inst.base as usize] = a.wrapping_add(n as u32);
-            }
-            Kind::Salign => {
-                let (ea, post) = agu(self, s.mode, inst.base, inst.off);
-                let ea = Self::aligned_inst(&inst, ea, 64, opts)?;
-                mem.store(ea as u64, &self.u[inst.u as usize].data, 1, trace)
-                    .map_err(memory_fault)?;
-                if let Some(p) = post {
-                    self.a[inst.base as usize] = p;
-                }
-            }
-            Kind::Flush => {
-                let u = &self.u[inst.u as usize];
-                if u.len > 0 {
-                    let lo = u.lo as usize;
-                    mem.store(u.start() as u64, &u.data[lo..lo + u.len as usize], 1, trace)
-                        .map_err(memory_fault)?;
-                }
-                if let Off::Reg(r) = inst.off {
-                    let a = self.a[inst.base as usize];
-                    self.a[inst.base as usize] = a.wrapping_add(self.a[r as usize]);
-                }
-                let u = &mut self.u[inst.u as usize];
-                u.len = 0;
-                u.lo = 0;
-                u.data = [0; 64];
-            }
-            Kind::Zalign => {}
+    ) -> Result<(), Fault> {
+        if b.shape == Shape::Kept {
+            return Err(unknown_bundle(b));
         }
-        self.zalign(s.zalign);
-        Ok(())
+        self.step(&b.store, b.facts, &mut Direct, mem, trace)
     }
 
-    /// Run compiled bundles with a caller-owned, reused transaction: (bundles
-    /// completed, the fault and its bundle index).
-    pub fn run_steps<M: AddressSpace, T: TraceSink>(
+    /// [`Machine::execute`] through the staged commit: the bundle's write is
+    /// staged in `tx` (cleared first) and committed whole through
+    /// [`AddressSpace::commit`]. The reference the direct commit is tested
+    /// against.
+    pub fn execute_staged<M: AddressSpace, T: TraceSink>(
         &mut self,
-        prog: &[Step],
-        opts: &Options,
+        b: &Bundle,
         mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
-    ) -> (usize, Option<(usize, ExecFault)>) {
-        self.run_each(prog, |m, s| m.step_compiled(s, opts, mem, tx, trace))
-    }
-
-    /// [`Machine::run_steps`] down the reference path only ([`Machine::step_tx`]
-    /// for every bundle): what the fast path is tested against.
-    pub fn run_steps_tx<M: AddressSpace, T: TraceSink>(
-        &mut self,
-        prog: &[Step],
-        opts: &Options,
-        mem: &mut M,
-        tx: &mut Transaction,
-        trace: &mut T,
-    ) -> (usize, Option<(usize, ExecFault)>) {
-        self.run_each(prog, |m, s| m.step_tx(s, opts, mem, tx, trace))
-    }
-
-    /// Run `step` on each compiled bundle until one faults: (bundles completed,
-    /// the fault and its bundle index).
-    #[inline(always)]
-    fn run_each(
-        &mut self,
-        prog: &[Step],
-        mut step: impl FnMut(&mut Self, &Step) -> Result<(), ExecFault>,
-    ) -> (usize, Option<(usize, ExecFault)>) {
-        for (i, s) in prog.iter().enumerate() {
-            if let Err(f) = step(self, s) {
-                return (i, Some((i, f)));
-            }
+    ) -> Result<(), Fault> {
+        if b.shape == Shape::Kept {
+            return Err(unknown_bundle(b));
         }
-        (prog.len(), None)
+        self.step(&b.store, b.facts, &mut Staged(tx), mem, trace)
     }
 
-    /// Run a program: (bundles completed, the fault and its bundle index).
+    /// Execute bundles in order until one faults ([`Machine::execute`]).
     pub fn run<M: AddressSpace, T: TraceSink>(
         &mut self,
         prog: &[Bundle],
-        opts: &Options,
         mem: &mut M,
         trace: &mut T,
-    ) -> (usize, Option<(usize, ExecFault)>) {
-        self.run_steps(&compile(prog), opts, mem, &mut Transaction::new(), trace)
+    ) -> RunOutcome {
+        self.run_each(prog, |m, b| m.execute(b, mem, trace))
     }
 
-    /// [`Machine::run`] with a caller-owned, reused transaction.
-    pub fn run_tx<M: AddressSpace, T: TraceSink>(
+    /// [`Machine::run`] through the staged commit, with a caller-owned
+    /// transaction ([`Machine::execute_staged`]).
+    pub fn run_staged<M: AddressSpace, T: TraceSink>(
         &mut self,
         prog: &[Bundle],
-        opts: &Options,
         mem: &mut M,
         tx: &mut Transaction,
         trace: &mut T,
-    ) -> (usize, Option<(usize, ExecFault)>) {
+    ) -> RunOutcome {
+        self.run_each(prog, |m, b| m.execute_staged(b, mem, tx, trace))
+    }
+
+    #[inline(always)]
+    fn run_each(
+        &mut self,
+        prog: &[Bundle],
+        mut step: impl FnMut(&mut Self, &Bundle) -> Result<(), Fault>,
+    ) -> RunOutcome {
         for (i, b) in prog.iter().enumerate() {
-            if let Err(f) = self.step(b, opts, mem, tx, trace) {
-                return (i, Some((i, f)));
+            if let Err(f) = step(self, b) {
+                return RunOutcome {
+                    executed: i,
+                    fault: Some((i, f)),
+                };
             }
         }
-        (prog.len(), None)
+        RunOutcome {
+            executed: prog.len(),
+            fault: None,
+        }
     }
 }

@@ -1,9 +1,13 @@
-//! `explain` for a mnemonic (or alias) and for bundle bytes, and `validate`.
+//! `explain` for a mnemonic (or alias), an instruction text and bundle bytes,
+//! and `validate`. Every row's provenance is that of the table row holding
+//! its fact.
 
-use crate::codec::{self, Decoded, FieldRole, SV2NX8_IP_FIELDS};
-use crate::roster::{self, Op, Sig, MISALIGNED};
-use xstore_core::hex::bits;
-use xstore_core::report::{Check, CheckOrigin, ExplainField, Explanation, Validation};
+use crate::bundle::{Bundle, EncodeError, Off};
+use crate::codec::{self, FieldRole, BUNDLE_BYTES, FORMAT, IMM4, SV2NX8_IP_FIELDS};
+use crate::roster::{self, Conv, Kind, Op, MISALIGNED};
+use crate::rules::{CHECKS, CHECK_IMM, CHECK_KNOWN, CHECK_LENGTH, CHECK_ONE_STORE};
+use xstore_core::bits::Bits;
+use xstore_core::report::{Check, ExplainField, Explanation, Validation};
 use xstore_core::{Diagnostic, Provenance};
 
 fn f(
@@ -22,7 +26,7 @@ fn f(
 }
 
 /// Placements of an op as text.
-pub fn placements_text(op: &Op) -> String {
+pub(crate) fn placements_text(op: &Op) -> String {
     if op.fam.placements.formats.is_empty() {
         return op.fam.placements.basis.into();
     }
@@ -35,12 +39,10 @@ pub fn placements_text(op: &Op) -> String {
         .join(", ")
 }
 
-/// Explain a mnemonic or alias. Every row's provenance is that of the table row
-/// holding its fact.
-pub fn mnemonic(name: &str) -> Option<Explanation> {
+/// Explain a mnemonic or alias.
+pub(crate) fn mnemonic(name: &str) -> Option<Explanation> {
     let (idx, alias) = roster::lookup(name)?;
     let op = &roster::roster()[idx];
-    let fam = op.fam;
     let mut fields = Vec::new();
     if let Some(a) = alias {
         fields.push(f(
@@ -50,6 +52,30 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
             a.prov,
         ));
     }
+    shape_rows(op, &mut fields);
+    imm_rows(op, &mut fields);
+    behaviour_rows(op, &mut fields);
+    encoding_rows(op, idx, &mut fields);
+    let mut notes = Vec::new();
+    if op.fam.source_claim.is_some() {
+        notes.push(
+            "the model follows the public evidence where it contradicts the reference page's \
+             prose (docs/q7.md, \"Where public code overrides the reference page\"); the \
+             page's claim is shown above"
+                .to_string(),
+        );
+    }
+    Some(Explanation {
+        title: op.name.clone(),
+        hex: String::new(),
+        fields,
+        notes,
+    })
+}
+
+/// Group, operands, store image, lane view, predicate, addressing.
+fn shape_rows(op: &Op, fields: &mut Vec<ExplainField>) {
+    let fam = op.fam;
     let mode = match op.mode {
         roster::Mode::Plain => "no addressing mode".to_string(),
         m => format!("{} mode", m.suffix().trim_start_matches('_')),
@@ -63,7 +89,7 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
     fields.push(f(
         "operands",
         op.sig.text(),
-        sig_meaning(op.sig),
+        op.sig.def().meaning,
         fam.sig_prov,
     ));
     if !fam.conv.is_empty() {
@@ -94,36 +120,44 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
         op.agu_text(),
         fam.agu_prov,
     ));
-    if let Some((scale, min, max, rule)) = op.imm_rule() {
+}
+
+/// The immediate's field, scale and range, and any contradiction about it.
+fn imm_rows(op: &Op, fields: &mut Vec<ExplainField>) {
+    let Some((scale, min, max, rule)) = op.imm_rule() else {
+        return;
+    };
+    fields.push(f(
+        "immediate",
+        format!("multiple of {scale}"),
+        format!(
+            "signed 4-bit field x {scale}: [{min}, {max}] (field value {}, {}, {}); {}",
+            IMM4.reserved(),
+            IMM4.reserved() * scale,
+            rule.minus8,
+            rule.basis
+        ),
+        rule.prov,
+    ));
+    if let Some(c) = rule.conflict {
         fields.push(f(
-            "immediate",
-            format!("multiple of {scale}"),
-            format!(
-                "signed 4-bit field x {scale}: [{min}, {max}] (field value -8, {}, {}); {}",
-                min - scale,
-                rule.minus8,
-                rule.basis
-            ),
-            rule.prov,
+            "immediate choice",
+            format!("{min}"),
+            c.choice.text,
+            c.choice.prov,
         ));
-        if let Some(c) = rule.conflict {
-            fields.push(f(
-                "immediate choice",
-                format!("{min}"),
-                c.choice.text,
-                c.choice.prov,
-            ));
-            for claim in &c.claims {
-                fields.push(f("immediate claim", claim.cite, claim.text, claim.prov));
-            }
+        for claim in &c.claims {
+            fields.push(f("immediate claim", claim.cite, claim.text, claim.prov));
         }
     }
-    if matches!(
-        op.kind(),
-        roster::Kind::Store | roster::Kind::MaskStore | roster::Kind::Salign
-    ) {
+}
+
+/// The misaligned policy, the semantics, the source's claim, the placements.
+fn behaviour_rows(op: &Op, fields: &mut Vec<ExplainField>) {
+    let fam = op.fam;
+    if matches!(op.kind(), Kind::Store | Kind::MaskStore | Kind::Salign) {
         let align = match fam.conv {
-            roster::Conv::Spill => 64,
+            Conv::Spill => 64,
             c => c.len(),
         };
         fields.push(f(
@@ -150,6 +184,10 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
         },
         fam.placements.prov,
     ));
+}
+
+/// The selector words and whether the bundle's bytes are public.
+fn encoding_rows(op: &Op, idx: usize, fields: &mut Vec<ExplainField>) {
     for s in op.selectors() {
         let mut m = format!("word0 of the {} encode thunk", s.format.slot());
         if !s.note.is_empty() {
@@ -163,10 +201,10 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
             "selector",
             "unknown",
             "the reference page gives no selector word for this mnemonic",
-            fam.prov,
+            op.fam.prov,
         ));
     }
-    let known = idx as u16 == codec::sv2nx8_ip();
+    let known = idx == codec::sv2nx8_ip() as usize;
     let enc = if known {
         "the narrow 8-byte bundle is known byte-exactly (docs/q7.md, \"The codec\")".to_string()
     } else {
@@ -182,260 +220,253 @@ pub fn mnemonic(name: &str) -> Option<Explanation> {
         enc,
         codec::PUBLIC_BYTES,
     ));
-    let mut notes = Vec::new();
-    if fam.source_claim.is_some() {
-        notes.push(
-            "the model follows the public evidence where it contradicts the reference page's \
-             prose (docs/q7.md, \"Where public code overrides the reference page\"); the \
-             page's claim is shown above"
-                .to_string(),
-        );
-    }
-    Some(Explanation {
-        title: op.name.clone(),
-        hex: String::new(),
-        fields,
-        notes,
-    })
-}
-
-fn sig_meaning(s: Sig) -> &'static str {
-    match s {
-        Sig::VAImm => "vec source, AR base, immediate offset",
-        Sig::VAA => "vec source, AR base, AR offset/stride",
-        Sig::VAImmB => "vec source, AR base, immediate, vbool mask (may also be written second)",
-        Sig::VAAB => {
-            "vec source, AR base, AR offset/stride, vbool mask (may also be written second)"
-        }
-        Sig::BAImm => "vbool source, AR base, immediate",
-        Sig::VUA => "vec source, valign, AR address",
-        Sig::VUAA => "vec source, valign, AR address, AR byte count",
-        Sig::UAImm => "valign, AR base, immediate",
-        Sig::UA => "valign, AR address",
-        Sig::UAA => "valign, AR address, AR increment",
-        Sig::U => "valign",
-    }
 }
 
 /// Explain an instruction or bundle written in assembly: each op's mnemonic
 /// explanation, headed by its operands and, where known, its bytes.
-pub fn instruction(text: &str) -> Option<Result<Vec<Explanation>, Diagnostic>> {
+pub(crate) fn instruction(text: &str) -> Option<Result<Vec<Explanation>, Diagnostic>> {
     let first = text.split_whitespace().next()?;
     if roster::lookup(first).is_none() && !text.trim_start().starts_with(['{', 'F', 'f', 'N', 'n'])
     {
         return None;
     }
-    let items = match crate::asm::parse(text) {
-        Ok(i) => i,
+    let lines = match crate::asm::parse(text) {
+        Ok(l) => l,
         Err(d) => return Some(Err(d)),
     };
-    let [crate::asm::Item::Bundle(b)] = items.as_slice() else {
+    let [line] = lines.as_slice() else {
         return None;
     };
-    let mut out = Vec::new();
-    for inst in &b.ops {
-        let mut ex = mnemonic(&inst.op().name).expect("a roster op");
-        ex.title = inst.text();
-        let enc = codec::encode(inst);
-        if let Ok(bytes) = enc {
-            if b.ops.len() == 1 && b.format.is_none() {
+    if line.bundle.kept().is_some() {
+        return None;
+    }
+    Some(Ok(bundle_ops(&line.bundle)))
+}
+
+/// Each operation of a bundle: its mnemonic explanation under its text,
+/// headed by the bundle's slots, with the bytes where they are public.
+pub(crate) fn bundle_ops(b: &Bundle) -> Vec<Explanation> {
+    let bytes = b.encode().ok();
+    let (formats, which) = match b.format() {
+        Some(fmt) => (vec![fmt], format!("format {}", fmt.name())),
+        None => (
+            b.store()
+                .map(|s| s.op().fam.placements.formats.to_vec())
+                .unwrap_or_default(),
+            "the widest format that can hold it (no format named)".to_string(),
+        ),
+    };
+    let slots = roster::max_slots(&formats);
+    let ops: Vec<_> = b.ops().collect();
+    ops.iter()
+        .map(|inst| {
+            let mut ex = mnemonic(&inst.op().name).expect("a roster op");
+            ex.title = inst.to_string();
+            if let Some(bytes) = bytes {
                 ex.hex = xstore_core::hex::encode(&bytes);
             }
-        }
-        let (formats, which) = match b.format {
-            Some(fmt) => (vec![fmt], format!("format {}", fmt.name())),
-            None => (
-                b.store()
-                    .map(|s| s.op().fam.placements.formats.to_vec())
-                    .unwrap_or_default(),
-                "the widest format that can hold it (no format named)".to_string(),
-            ),
-        };
-        let slots = roster::max_slots(&formats);
-        ex.fields.insert(
-            0,
-            f(
+            let row = f(
                 "instruction",
-                b.text(),
+                b.to_string(),
                 format!(
                     "{} op(s) and {} nop fill(s) in a bundle of at most {} slots (s0..s{}), \
                      {which}",
-                    b.ops.len(),
-                    b.nops,
+                    ops.len(),
+                    b.nops(),
                     slots.count,
                     slots.count - 1
                 ),
                 slots.prov,
-            ),
-        );
-        out.push(ex);
-    }
-    Some(Ok(out))
+            );
+            ex.fields.insert(0, row);
+            ex
+        })
+        .collect()
 }
 
 /// Explain bundle bytes.
-pub fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
-    let mut out = Vec::new();
-    for (off, d) in codec::decode_all(bytes)? {
-        let raw = &bytes[off..off + d.len()];
-        let w = xstore_core::hex::le(&raw[..8]);
-        match &d {
-            Decoded::Known(inst) => {
-                let fields = SV2NX8_IP_FIELDS
-                    .iter()
-                    .map(|fl| {
-                        let v = bits(w, fl.hi, fl.lo);
-                        let meaning = match fl.role {
-                            FieldRole::Imm4 => {
-                                let s = if v >= 8 { v as i64 - 16 } else { v as i64 };
-                                format!("{}: imm = {s} x 64 = {}", fl.meaning, s * 64)
-                            }
-                            FieldRole::Ar => format!("{}: a{v}", fl.meaning),
-                            FieldRole::VtLo | FieldRole::VtHi => {
-                                format!("{}: v{} in all", fl.meaning, inst.src)
-                            }
-                            FieldRole::Fixed => fl.meaning.to_string(),
-                        };
-                        ExplainField {
-                            name: fl.name.to_string(),
-                            bits: if fl.hi == fl.lo {
-                                format!("{}", fl.hi)
-                            } else {
-                                format!("{}:{}", fl.hi, fl.lo)
-                            },
-                            raw: format!("{v:#x}"),
-                            meaning,
-                            provenance: fl.prov,
-                        }
-                    })
-                    .collect();
-                let mut ex = mnemonic(&inst.op().name).expect("a roster op");
-                out.push(Explanation {
-                    title: format!("{} (8-byte FLIX bundle at byte {off})", inst.text()),
-                    hex: xstore_core::hex::encode(raw),
-                    fields,
-                    notes: {
-                        let mut n = vec![
-                            "bits are of the little-endian 64-bit bundle word: bit 8k+j is bit j \
-                             of byte k"
-                                .to_string(),
-                            "the reference page's prose puts vt bit 4 at byte3 bit 0; its bytes \
-                             (0x9c -> 0x9e for v31) show bit 1, and the model follows the bytes"
-                                .to_string(),
-                        ];
-                        if inst.off == crate::asm::Off::Imm(-448) {
-                            let c = &roster::MINUS_448;
-                            n.push(format!(
-                                "{}; {} says: {}; {} says: {}",
-                                c.choice.text,
-                                c.claims[0].cite,
-                                c.claims[0].text,
-                                c.claims[1].cite,
-                                c.claims[1].text
-                            ));
-                        }
-                        n.append(&mut ex.notes);
-                        n
-                    },
-                });
+pub(crate) fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
+    let list = codec::decode(bytes).map_err(codec::diagnostic)?;
+    Ok(list
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let off = k * BUNDLE_BYTES;
+            let raw = &bytes[off..off + BUNDLE_BYTES];
+            match b.store() {
+                Some(inst) => known_bundle(b, &inst, raw, off),
+                None => unknown_bundle(raw, off),
             }
-            Decoded::Unknown { len, .. } => {
-                out.push(Explanation {
-                    title: format!("unknown {len}-byte FLIX bundle at byte {off}"),
-                    hex: xstore_core::hex::encode(raw),
-                    fields: vec![
-                        ExplainField {
-                            name: "format".into(),
-                            bits: "3:0".into(),
-                            raw: "0xf".into(),
-                            meaning: "8-byte FLIX bundle".into(),
-                            provenance: codec::format_field().prov,
-                        },
-                        ExplainField {
-                            name: "contents".into(),
-                            bits: "63:4".into(),
-                            raw: format!("{:#x}", w >> 4),
-                            meaning: "not the known IVP_SV2NX8_IP template: the encoding is not \
-                                      public; the bytes are kept"
-                                .into(),
-                            provenance: codec::PUBLIC_BYTES,
-                        },
-                    ],
-                    notes: vec![],
-                });
+        })
+        .collect())
+}
+
+/// The public bundle, field by field.
+fn known_bundle(b: &Bundle, inst: &crate::bundle::Inst, raw: &[u8], off: usize) -> Explanation {
+    let w = xstore_core::hex::le(raw);
+    let fields = SV2NX8_IP_FIELDS
+        .iter()
+        .map(|fl| {
+            let v = fl.bits.get(w);
+            let meaning = match fl.role {
+                FieldRole::Imm4 => {
+                    let s = IMM4.value(v);
+                    format!("{}: imm = {s} x 64 = {}", fl.meaning, s * 64)
+                }
+                FieldRole::Ar => format!("{}: a{v}", fl.meaning),
+                FieldRole::VtLo | FieldRole::VtHi => {
+                    format!("{}: v{} in all", fl.meaning, inst.src())
+                }
+                FieldRole::Fixed => fl.meaning.to_string(),
+            };
+            ExplainField {
+                name: fl.name.to_string(),
+                bits: fl.bits.to_string(),
+                raw: format!("{v:#x}"),
+                meaning,
+                provenance: fl.prov,
             }
-        }
+        })
+        .collect();
+    let mut notes = vec![
+        "bits are of the little-endian 64-bit bundle word: bit 8k+j is bit j of byte k".to_string(),
+        "the reference page's prose puts vt bit 4 at byte3 bit 0; its bytes (0x9c -> 0x9e for \
+         v31) show bit 1, and the model follows the bytes"
+            .to_string(),
+    ];
+    if inst.off() == Off::Imm(-448) {
+        let c = &roster::MINUS_448;
+        notes.push(format!(
+            "{}; {} says: {}; {} says: {}",
+            c.choice.text, c.claims[0].cite, c.claims[0].text, c.claims[1].cite, c.claims[1].text
+        ));
     }
-    Ok(out)
+    notes.append(&mut mnemonic(&inst.op().name).expect("a roster op").notes);
+    Explanation {
+        title: format!("{b} ({BUNDLE_BYTES}-byte FLIX bundle at byte {off})"),
+        hex: xstore_core::hex::encode(raw),
+        fields,
+        notes,
+    }
+}
+
+/// A bundle whose encoding is not public: its marker and its kept contents.
+fn unknown_bundle(raw: &[u8], off: usize) -> Explanation {
+    let w = xstore_core::hex::le(raw);
+    let contents = Bits::new(63, FORMAT.bits.hi + 1);
+    Explanation {
+        title: format!("unknown {BUNDLE_BYTES}-byte FLIX bundle at byte {off}"),
+        hex: xstore_core::hex::encode(raw),
+        fields: vec![
+            ExplainField {
+                name: SV2NX8_IP_FIELDS[0].name.into(),
+                bits: FORMAT.bits.to_string(),
+                raw: format!("{:#x}", FORMAT.narrow),
+                meaning: format!("{BUNDLE_BYTES}-byte FLIX bundle"),
+                provenance: SV2NX8_IP_FIELDS[0].prov,
+            },
+            ExplainField {
+                name: "contents".into(),
+                bits: contents.to_string(),
+                raw: format!("{:#x}", contents.get(w)),
+                meaning: "not the known IVP_SV2NX8_IP template: the encoding is not public; the \
+                          bytes are kept"
+                    .into(),
+                provenance: codec::PUBLIC_BYTES,
+            },
+        ],
+        notes: vec![],
+    }
 }
 
 /// `validate`: structural checks of a bundle stream. A check that the bytes
 /// cannot decide (a bundle whose contents are not public, a stream that does not
 /// divide into bundles) is reported not checkable (`passed: None`), never passed.
-pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
+pub(crate) fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     if bytes.is_empty() {
         return Err(Diagnostic::encoding("no bytes to validate").at_byte(0, None));
     }
-    let check = |name: &str, passed: Option<bool>, detail: String| Check {
-        name: name.into(),
-        passed,
-        origin: CheckOrigin::Spec,
-        detail,
-    };
-    let mut checks = Vec::new();
-    let list = match codec::decode_all(bytes) {
-        Err(d) => {
-            checks.push(check("bundle_length", Some(false), d.to_string()));
-            for name in ["known_encoding", "imm_scaled_4bit", "one_store_per_bundle"] {
-                checks.push(check(
-                    name,
-                    None,
-                    "not checkable: the stream does not divide into bundles (bundle_length)".into(),
-                ));
-            }
-            return Ok(Validation::from_checks(checks));
-        }
+    Ok(validate_bytes(bytes))
+}
+
+/// [`validate`] of a non-empty stream.
+pub(crate) fn validate_bytes(bytes: &[u8]) -> Validation {
+    let list = match codec::decode(bytes) {
         Ok(list) => list,
+        Err(e) => {
+            let mut checks = vec![CHECK_LENGTH
+                .def
+                .check(Some(false), codec::diagnostic(e).to_string())];
+            checks.extend(CHECKS[1..].iter().map(|c| {
+                c.def.check(
+                    None,
+                    "not checkable: the stream does not divide into bundles (bundle_length)",
+                )
+            }));
+            return Validation::from_checks(checks);
+        }
     };
-    checks.push(check(
-        "bundle_length",
-        Some(true),
-        format!("{} bundle(s) of 8 bytes (format marker 0xf)", list.len()),
-    ));
-    let at = |keep: &dyn Fn(&Decoded) -> bool| -> Vec<usize> {
-        list.iter()
-            .filter(|(_, d)| keep(d))
-            .map(|(o, _)| *o)
+    let at = |keep: &dyn Fn(&Bundle) -> bool| -> Vec<usize> {
+        (0..list.len())
+            .filter(|&k| keep(&list[k]))
+            .map(|k| k * BUNDLE_BYTES)
             .collect()
     };
-    let unknown = at(&|d| matches!(d, Decoded::Unknown { .. }));
-    // The public template with imm4 = 8: its fields are known, its value is not legal.
-    let reserved =
-        at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if codec::imm4_reserved(bytes)));
+    let unknown = at(&|b| b.kept().is_some());
+    // The public template with the reserved imm4: its fields are known, its value is not legal.
+    let reserved = at(&|b| b.kept().is_some_and(codec::reserved_imm4));
     // Bundles whose fields are not public at all.
-    let opaque =
-        at(&|d| matches!(d, Decoded::Unknown { bytes, .. } if !codec::imm4_reserved(bytes)));
-    checks.push(check(
-        "known_encoding",
-        Some(unknown.is_empty()),
-        if unknown.is_empty() {
-            "every bundle matches the public IVP_SV2NX8_IP template".into()
+    let opaque = at(&|b| b.kept().is_some_and(|k| !codec::reserved_imm4(k)));
+    let checks = vec![
+        CHECK_LENGTH.def.check(
+            Some(true),
+            format!(
+                "{} bundle(s) of {BUNDLE_BYTES} bytes (format marker {:#x})",
+                list.len(),
+                FORMAT.narrow
+            ),
+        ),
+        CHECK_KNOWN.def.check(
+            Some(unknown.is_empty()),
+            if unknown.is_empty() {
+                "every bundle matches the public IVP_SV2NX8_IP template".to_string()
+            } else {
+                format!("the bundle(s) at byte {unknown:?} match no public template")
+            },
+        ),
+        imm_check(&reserved, &opaque),
+        if opaque.is_empty() {
+            CHECK_ONE_STORE.def.check(
+                Some(true),
+                "every bundle is the public IVP_SV2NX8_IP bundle: one store, in slot s0",
+            )
         } else {
-            format!("the bundle(s) at byte {unknown:?} match no public template")
+            CHECK_ONE_STORE.def.check(
+                None,
+                format!(
+                    "not checkable: the slots of the bundle(s) at byte {opaque:?} are not public"
+                ),
+            )
         },
-    ));
-    checks.push(if !reserved.is_empty() {
-        check(
-            "imm_scaled_4bit",
+    ];
+    Validation::from_checks(checks)
+}
+
+fn imm_check(reserved: &[usize], opaque: &[usize]) -> Check {
+    if !reserved.is_empty() {
+        CHECK_IMM.def.check(
             Some(false),
             format!(
-                "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = 0x8 (-512), which \
-                 the vendor assembler rejects (reference page §3.3); allowed -7..7"
+                "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = {:#x} ({}), which \
+                 the vendor assembler rejects (reference page §3.3); allowed {}..{}",
+                IMM4.raw(IMM4.reserved()),
+                IMM4.reserved() * 64,
+                IMM4.min,
+                IMM4.max
             ),
         )
     } else if !opaque.is_empty() {
-        check(
-            "imm_scaled_4bit",
+        CHECK_IMM.def.check(
             None,
             format!(
                 "not checkable: the immediate field of the bundle(s) at byte {opaque:?} is not \
@@ -443,24 +474,26 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
             ),
         )
     } else {
-        check(
-            "imm_scaled_4bit",
+        CHECK_IMM.def.check(
             Some(true),
-            "no IVP_SV2NX8_IP bundle holds imm4 = -8".into(),
+            format!("no IVP_SV2NX8_IP bundle holds imm4 = {}", IMM4.reserved()),
         )
-    });
-    checks.push(if opaque.is_empty() {
-        check(
-            "one_store_per_bundle",
-            Some(true),
-            "every bundle is the public IVP_SV2NX8_IP bundle: one store, in slot s0".into(),
-        )
-    } else {
-        check(
-            "one_store_per_bundle",
-            None,
-            format!("not checkable: the slots of the bundle(s) at byte {opaque:?} are not public"),
-        )
-    });
-    Ok(Validation::from_checks(checks))
+    }
+}
+
+/// The verdict on a bundle that has no public bytes: `known_encoding` fails
+/// with the reason, nothing else can be decided.
+pub(crate) fn validate_unencodable(e: &EncodeError) -> Validation {
+    let none = "not checkable: the bundle has no public bytes";
+    let checks = CHECKS
+        .iter()
+        .map(|c| {
+            if c.def.name == CHECK_KNOWN.def.name {
+                c.def.check(Some(false), e.to_string())
+            } else {
+                c.def.check(None, none)
+            }
+        })
+        .collect();
+    Validation::from_checks(checks)
 }

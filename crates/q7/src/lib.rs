@@ -1,25 +1,102 @@
-//! xstore-q7: the Cadence Vision-Q7 (ncore2gp) ISA batch B07 vector stores.
+//! xstore-q7: the Cadence Vision-Q7 (ncore2gp) ISA batch B07 vector stores,
+//! as a library: assemble or decode FLIX bundles, validate and explain them,
+//! and execute them against any [`xstore_core::AddressSpace`].
 //!
-//! * [`roster`]: the 92 store mnemonics (plus `IVP_ZALIGN`), selector words,
-//!   placements and aliases: one table that everything else reads.
-//! * [`asm`]: the vendor's assembly syntax and FLIX bundles `{ op ; op }`.
-//! * [`codec`]: the one public bundle encoding (`IVP_SV2NX8_IP`, 8 bytes).
-//! * [`exec`]: registers, AGU, store images, predication, the valign stream.
-//! * [`lint`], [`explain`], [`docs`], [`bench`].
+//! The entry points: [`assemble`] (text to [`Instruction`]s, which are
+//! [`Bundle`]s), [`decode`] / [`decode_one`] (bytes to bundles; a bundle whose
+//! encoding is not public keeps its bytes), [`Bundle::encode`],
+//! [`Bundle::validate`], [`Bundle::explain`], and [`Machine`], the
+//! architectural state with registers by name, whose [`Machine::execute`]
+//! runs one bundle and [`Machine::run`] a program. A fault ([`Fault`]) leaves
+//! memory and registers as they were.
+//!
+//! ```
+//! use xstore_core::mem::TraceEvent;
+//! use xstore_core::report::RegValue;
+//! use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
+//! use xstore_q7::{assemble, decode, Machine};
+//!
+//! // The one bundle with public bytes: IVP_SV2NX8_IP v0, a3, 64.
+//! let store = decode(&[0x1f, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x02]).unwrap();
+//! assert_eq!(store[0].to_string(), "IVP_SV2NX8_IP v0, a3, 64");
+//! assert!(store[0].validate().valid);
+//!
+//! // An unaligned stream of 70 bytes from 0x1003, flushed at the end.
+//! let stream = assemble(
+//!     "IVP_ZALIGN u0\n\
+//!      IVP_SA2NX8_IP v1, u0, a4\n\
+//!      IVP_SAV2NX8_XP v2, u0, a4, a5\n\
+//!      IVP_SAPOS_FP u0, a4",
+//! )
+//! .unwrap();
+//!
+//! let ram = Region::new(0x1000, 0x1000, Access::ReadWrite).unwrap();
+//! let mut mem = Memory::new(MemoryMap::new(vec![ram]).unwrap());
+//! let mut m = Machine::default();
+//! m.set_reg("a3", RegValue::Int(0x1100)).unwrap();
+//! m.set_reg("a4", RegValue::Int(0x1003)).unwrap();
+//! m.set_reg("a5", RegValue::Int(6)).unwrap();
+//! m.set_vec(0, [0xaa; 64]);
+//! m.set_vec(1, std::array::from_fn(|i| i as u8));
+//! m.set_vec(2, [0xee; 64]);
+//!
+//! let mut trace = VecTrace::default();
+//! m.execute(&store[0], &mut mem, &mut trace).unwrap();
+//! let outcome = m.run(&stream, &mut mem, &mut trace);
+//! assert_eq!((outcome.executed, outcome.fault), (4, None));
+//! assert_eq!(m.reg("a3"), Some(RegValue::Int(0x1140)));
+//! assert_eq!(m.reg("a4"), Some(RegValue::Int(0x1003 + 70)));
+//!
+//! for e in &trace.events {
+//!     if let TraceEvent::Write { addr, bytes } = e {
+//!         println!("write {addr:#x}: {} bytes", bytes.len());
+//!     }
+//! }
+//! // The 64-byte store, the stream's complete row, its flushed tail.
+//! let writes: Vec<(u64, usize)> = trace
+//!     .events
+//!     .iter()
+//!     .filter_map(|e| match e {
+//!         TraceEvent::Write { addr, bytes } => Some((*addr, bytes.len())),
+//!         TraceEvent::Fault(_) => None,
+//!     })
+//!     .collect();
+//! assert_eq!(writes, [(0x1100, 64), (0x1003, 61), (0x1040, 9)]);
+//! ```
+//!
+//! The tables the crate reads live in public modules: [`roster`] (the 92
+//! store mnemonics plus `IVP_ZALIGN`, signatures, placements, selector
+//! words, aliases, immediates), [`regs`] (the register files), [`codec`]
+//! (the public bundle's fields, the format marker, the imm4 field),
+//! [`rules`] (assembler rules and validate checks) and [`lint`] (lint
+//! rules). [`asm`] also gives each bundle's source position; [`bench`](mod@bench) holds
+//! the bench programs. The `Isa` adapter behind [`isa`] serves the `xstore`
+//! command line.
 
-// The `Isa` trait returns `Diagnostic` errors by value; every parser here follows it.
+#![deny(missing_docs)]
 
 pub mod asm;
 pub mod bench;
+mod bundle;
 pub mod codec;
-pub mod docs;
-pub mod exec;
-pub mod explain;
+mod docs;
+mod exec;
+mod explain;
 pub mod lint;
+mod machine;
+pub mod regs;
 pub mod roster;
-pub mod scen;
+pub mod rules;
+mod scen;
 
-use asm::Item;
+pub use asm::assemble;
+pub use bundle::Bundle as Instruction;
+pub use bundle::{Bundle, EncodeError, Inst, Off};
+pub use codec::{decode, decode_one};
+pub use docs::doc_tables;
+pub use exec::{Fault, FaultKind, RunOutcome};
+pub use machine::{Machine, Misaligned, Options, Valign};
+
 use xstore_core::bench::BenchResult;
 use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
 use xstore_core::report::{Exec, Explanation, FaultReport, Finding, Validation};
@@ -27,9 +104,11 @@ use xstore_core::scenario::{Outcome, Scenario};
 use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
-pub use docs::doc_tables;
-
-struct Model;
+/// `validate` of a bundle stream: every check by name, a check the bytes
+/// cannot decide reported as not checkable.
+pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
+    explain::validate(bytes)
+}
 
 /// Memory profiles; the first is the default.
 pub static PROFILES: &[ProfileDef] = &[ProfileDef {
@@ -59,6 +138,9 @@ static EXAMPLES: &[Example] = &[
     xstore_core::example!("examples/q7/unmapped_fault.toml"),
 ];
 
+/// The adapter the command line reaches the crate through.
+struct Model;
+
 impl Isa for Model {
     fn name(&self) -> &'static str {
         "q7"
@@ -74,91 +156,29 @@ impl Isa for Model {
         PROFILES
     }
     fn fault_kinds(&self) -> Vec<&'static str> {
-        let mut kinds = xstore_core::isa::memory_fault_kinds();
-        kinds.push(lint::DISCONTINUITY);
-        kinds
+        exec::FaultKind::run_names().to_vec()
     }
 
     fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
-        let mut out = Vec::new();
-        for item in asm::parse(text)? {
-            match item {
-                Item::Bytes { bytes, .. } => out.extend(bytes.chunks(8).map(<[u8]>::to_vec)),
-                Item::Bundle(b) => {
-                    if b.ops.is_empty() {
-                        return Err(Diagnostic::encoding(
-                            "encoding of nop is not known for this configuration",
-                        )
-                        .at(b.line, b.col)
-                        .rule("encoding_known"));
-                    }
-                    for (k, inst) in b.ops.iter().enumerate() {
-                        if inst.op != codec::sv2nx8_ip() || b.ops.len() > 1 {
-                            let i = if inst.op == codec::sv2nx8_ip() {
-                                b.ops
-                                    .iter()
-                                    .position(|x| x.op != codec::sv2nx8_ip())
-                                    .unwrap_or(k)
-                            } else {
-                                k
-                            };
-                            return Err(Diagnostic::encoding(format!(
-                                "encoding of {} is not known for this configuration",
-                                b.ops[i].op().name
-                            ))
-                            .at(b.line, b.op_cols[i])
-                            .rule("encoding_known")
-                            .hint("only the narrow 8-byte IVP_SV2NX8_IP bundle has public bytes"));
-                        }
-                    }
-                    if let Some(f) = b.format {
-                        return Err(Diagnostic::encoding(format!(
-                            "encoding of IVP_SV2NX8_IP is not known for format {}: the public \
-                             8-byte bundle's format name is not given",
-                            f.name()
-                        ))
-                        .at(b.line, b.col)
-                        .rule("encoding_known")
-                        .hint("drop the format name to get the public narrow bundle"));
-                    }
-                    let narrow = &roster::NARROW_SLOTS;
-                    if b.slots > narrow.count {
-                        return Err(Diagnostic::rule_broken(
-                            "bundle_slots",
-                            format!(
-                                "the public IVP_SV2NX8_IP bundle is 8 bytes long, a narrow format \
-                                 of {} slots (s0..s{}), and this bundle uses {}",
-                                narrow.count,
-                                narrow.count - 1,
-                                b.slots
-                            ),
-                        )
-                        .at(b.line, b.col)
-                        .provenance(narrow.prov)
-                        .expected(format!(
-                            "at most {} operations (nop included) in slots s0..s{}",
-                            narrow.count,
-                            narrow.count - 1
-                        )));
-                    }
-                    let bytes = codec::encode(&b.ops[0]).expect("IVP_SV2NX8_IP encodes");
-                    out.push(bytes.to_vec());
-                }
-            }
-        }
-        Ok(out)
+        asm::parse(text)?
+            .iter()
+            .map(|l| {
+                l.bundle.encode().map(|b| b.to_vec()).map_err(|e| {
+                    let col = e.op().map_or(l.col, |k| l.op_col(k));
+                    e.into_diagnostic().at(l.line, col)
+                })
+            })
+            .collect()
     }
 
     fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
-        Ok(codec::decode_all(bytes)?
-            .into_iter()
-            .map(|(_, d)| d.text())
-            .collect())
+        let list = decode(bytes).map_err(codec::diagnostic)?;
+        Ok(list.iter().map(|b| b.to_string()).collect())
     }
 
     fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
-        for (_, d) in codec::decode_all(bytes)? {
-            emit(&d.text());
+        for b in decode(bytes).map_err(codec::diagnostic)? {
+            emit(&b.to_string());
         }
         Ok(())
     }
@@ -186,7 +206,7 @@ impl Isa for Model {
     }
 
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
-        explain::validate(bytes)
+        validate(bytes)
     }
 
     fn execute_into(
@@ -196,46 +216,45 @@ impl Isa for Model {
         mut trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
         let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
-        let opts = scen::options(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
+        let bundles: Vec<Bundle> = prog.iter().map(|l| l.bundle).collect();
         let mut m = m0.clone();
-        let (executed, fault) = m.run(&prog, &opts, mem, &mut trace);
+        let r = m.run(&bundles, mem, &mut trace);
         let mut warnings = Vec::new();
-        if fault.is_none() {
-            for (i, u) in m.u.iter().enumerate() {
-                if u.len > 0 {
-                    warnings.push(lint::pending_message(i, u.len as usize, u.start()));
+        if r.fault.is_none() {
+            for k in 0..regs::VALIGN_COUNT {
+                let u = m.valign(k);
+                if !u.is_empty() {
+                    warnings.push(lint::pending_message(k, u.len(), u.start()));
                 }
             }
         }
         Ok(Exec {
-            outcome: if fault.is_some() {
+            outcome: if r.fault.is_some() {
                 Outcome::Fault
             } else {
                 Outcome::Ok
             },
-            fault: fault.map(|(i, f)| FaultReport {
-                kind: f.kind.to_string(),
-                address: f.addr,
-                message: if prog[i].line > 0 {
-                    format!("line {}: {}", prog[i].line, f.message)
-                } else {
-                    f.message
+            fault: r.fault.map(|(i, f)| FaultReport {
+                kind: f.kind().to_string(),
+                address: f.address(),
+                message: match prog[i].line {
+                    0 => f.message().to_string(),
+                    line => format!("line {line}: {}", f.message()),
                 },
                 code: None,
                 instruction: Some(i),
             }),
             warnings,
             regs: scen::report(&m0, &m),
-            executed,
+            executed: r.executed,
         })
     }
 
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
-        let opts = scen::options(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
-        Ok(lint::lint(&prog, &m0, &opts, mem))
+        Ok(lint::lint(&prog, &m0, mem))
     }
 
     fn examples(&self) -> &'static [Example] {
@@ -247,7 +266,7 @@ impl Isa for Model {
     }
 }
 
-/// The q7 ISA.
+/// The q7 ISA, as the command line reaches it.
 pub fn isa() -> &'static dyn Isa {
     &Model
 }

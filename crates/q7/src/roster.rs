@@ -1,28 +1,42 @@
 //! The B07 roster: one row per machine mnemonic (92), plus the companion
-//! `IVP_ZALIGN`, the F0·s0 selector words, the FLIX formats and the alias table.
+//! `IVP_ZALIGN`; the operand signatures ([`SIGS`]), the FLIX formats and
+//! their slot counts, the placement sets, the immediate rules, the F0·s0
+//! selector words and the alias table.
 //!
 //! Every other part of the crate (parser, printer, executor, `explain`, lint,
 //! docs) reads these tables; nothing about an instruction is written twice.
 
+use crate::regs::File;
 use std::sync::OnceLock;
 use xstore_core::Provenance;
 
 /// A FLIX format with a store-capable slot s0 (or, for F4, the load slot s0_ld).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
+    /// Wide format F0.
     F0,
+    /// Wide format F1.
     F1,
+    /// Wide format F2.
     F2,
+    /// Wide format F3.
     F3,
+    /// Wide format F4 (its s0 is the load slot s0_ld).
     F4,
+    /// Wide format F6.
     F6,
+    /// Wide format F7.
     F7,
+    /// Narrow format N0.
     N0,
+    /// Narrow format N1.
     N1,
+    /// Narrow format N2.
     N2,
 }
 
 impl Format {
+    /// Every format, in the order the docs list them.
     pub const ALL: [Format; 10] = [
         Format::F0,
         Format::F1,
@@ -36,6 +50,7 @@ impl Format {
         Format::N2,
     ];
 
+    /// The format's name (`F0`).
     pub fn name(self) -> &'static str {
         match self {
             Format::F0 => "F0",
@@ -67,10 +82,11 @@ impl Format {
         }
     }
 
-    /// Bundle length in bytes: 16 for the wide F formats, 8 for the narrow N formats.
+    /// Bundle length in bytes: 16 for the wide F formats, 8 for the narrow N
+    /// formats (the length of the public bundle, [`crate::codec::BUNDLE_BYTES`]).
     pub fn bytes(self) -> u8 {
         match self {
-            Format::N0 | Format::N1 | Format::N2 => 8,
+            Format::N0 | Format::N1 | Format::N2 => crate::codec::BUNDLE_BYTES as u8,
             _ => 16,
         }
     }
@@ -84,6 +100,7 @@ impl Format {
         }
     }
 
+    /// The format a name spells (case-insensitive).
     pub fn parse(s: &str) -> Option<Format> {
         Format::ALL
             .into_iter()
@@ -94,7 +111,9 @@ impl Format {
 /// The slot count of a bundle format: slots s0 .. s(count - 1).
 #[derive(Debug)]
 pub struct SlotCount {
+    /// Slots s0 .. s(count - 1).
     pub count: u8,
+    /// How well the count is known.
     pub prov: Provenance,
     /// Where the count comes from, in one phrase.
     pub basis: &'static str,
@@ -117,6 +136,13 @@ pub static NARROW_SLOTS: SlotCount = SlotCount {
             reference page decoded live (§2.2: a 4-slot bundle with 3 nop fills)",
 };
 
+/// The most slots any bundle has, so the most operations one holds.
+pub const MAX_SLOTS: usize = if WIDE_SLOTS.count > NARROW_SLOTS.count {
+    WIDE_SLOTS.count as usize
+} else {
+    NARROW_SLOTS.count as usize
+};
+
 /// The most slots a bundle may have in any of `formats` (every format when empty):
 /// the count and the row that gives it.
 pub fn max_slots(formats: &[Format]) -> &'static SlotCount {
@@ -137,7 +163,9 @@ use Format::*;
 /// hold a family's ops, with where the set comes from.
 #[derive(Debug)]
 pub struct Placements {
+    /// The formats.
     pub formats: &'static [Format],
+    /// How well the set is known.
     pub prov: Provenance,
     /// Where the set comes from, in one phrase.
     pub basis: &'static str,
@@ -205,6 +233,7 @@ pub enum Group {
 }
 
 impl Group {
+    /// The group's name (`sv`).
     pub fn name(self) -> &'static str {
         match self {
             Group::Sv => "sv",
@@ -236,6 +265,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The mnemonic suffix (`_IP`).
     pub fn suffix(self) -> &'static str {
         match self {
             Mode::I => "_I",
@@ -272,12 +302,25 @@ pub enum Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Conv {
     /// The first `len` bytes of the vec register, verbatim.
-    Copy { len: u8 },
+    Copy {
+        /// Bytes stored.
+        len: u8,
+    },
     /// `lanes` lanes of `from` bytes (2 or 4) each narrowed to `from / 2` bytes:
     /// signed forms saturate, unsigned forms truncate.
-    Narrow { from: u8, signed: bool, lanes: u8 },
+    Narrow {
+        /// Bytes per source lane (2 or 4).
+        from: u8,
+        /// Saturate (signed) or truncate (unsigned).
+        signed: bool,
+        /// Lanes stored.
+        lanes: u8,
+    },
     /// The low `len` bytes of the vbool register, little-endian (bit i = lane i).
-    Mask { len: u8 },
+    Mask {
+        /// Bytes stored.
+        len: u8,
+    },
     /// The 64 bytes of the valign register.
     Spill,
     /// No memory image.
@@ -300,6 +343,47 @@ impl Conv {
         }
     }
 
+    /// Build the store image from vec register `v` into `out`; returns its
+    /// length (0 for the images that do not come from a vec register).
+    pub fn image(self, v: &[u8; 64], out: &mut [u8; 64]) -> usize {
+        match self {
+            Conv::Copy { len } => {
+                let n = len as usize;
+                out[..n].copy_from_slice(&v[..n]);
+                n
+            }
+            Conv::Narrow {
+                from: 2,
+                signed,
+                lanes,
+            } => {
+                for l in 0..lanes as usize {
+                    let x = i16::from_le_bytes([v[2 * l], v[2 * l + 1]]);
+                    out[l] = if signed {
+                        x.clamp(i8::MIN as i16, i8::MAX as i16) as i8 as u8
+                    } else {
+                        x as u8
+                    };
+                }
+                lanes as usize
+            }
+            Conv::Narrow { signed, lanes, .. } => {
+                for l in 0..lanes as usize {
+                    let x = i32::from_le_bytes(v[4 * l..4 * l + 4].try_into().expect("4 bytes"));
+                    let h = if signed {
+                        x.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16
+                    } else {
+                        x as u16
+                    };
+                    out[2 * l..2 * l + 2].copy_from_slice(&h.to_le_bytes());
+                }
+                2 * lanes as usize
+            }
+            Conv::Mask { .. } | Conv::Spill | Conv::None => 0,
+        }
+    }
+
+    /// What the image is, in words.
     pub fn describe(self) -> String {
         match self {
             Conv::Copy { len: 64 } => "the 64 bytes of the vec register, verbatim".into(),
@@ -329,7 +413,48 @@ impl Conv {
     }
 }
 
-/// Operand signature (register classes in assembly order).
+/// What an operand of an instruction is: its register file (or an
+/// immediate) and the field of the instruction it fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// The vec register whose image is stored.
+    Src,
+    /// The vbool register whose bits `sb*` store.
+    BoolSrc,
+    /// The valign register.
+    Valign,
+    /// The AR base (or stream address).
+    Base,
+    /// The immediate offset.
+    Imm,
+    /// The AR offset, stride, count or increment (per signature).
+    Ar,
+    /// The vbool mask of a predicated store.
+    Mask,
+}
+
+impl Operand {
+    /// The register file the operand names (`None`: an immediate).
+    pub fn file(self) -> Option<File> {
+        match self {
+            Operand::Src => Some(File::Vec),
+            Operand::BoolSrc | Operand::Mask => Some(File::Vbool),
+            Operand::Valign => Some(File::Valign),
+            Operand::Base | Operand::Ar => Some(File::Ar),
+            Operand::Imm => None,
+        }
+    }
+
+    /// How a signature writes the operand (`v`, `vb`, `u`, `a`, `imm`).
+    pub fn short(self) -> &'static str {
+        match self.file() {
+            Some(f) => f.def().prefix,
+            None => "imm",
+        }
+    }
+}
+
+/// Operand signature: the operands in assembly order ([`SIGS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sig {
     /// `v, a, imm`
@@ -356,21 +481,96 @@ pub enum Sig {
     U,
 }
 
+/// One signature's row: its operands and what they mean.
+#[derive(Debug)]
+pub struct SigDef {
+    /// The signature.
+    pub sig: Sig,
+    /// The operands in assembly order (a predicated store's mask last).
+    pub operands: &'static [Operand],
+    /// What the operands are, in words.
+    pub meaning: &'static str,
+}
+
+use Operand as O;
+
+/// Every operand signature, in [`Sig`] order: what the parser reads, the
+/// printer writes, `explain` and the docs show.
+pub static SIGS: [SigDef; 11] = [
+    SigDef {
+        sig: Sig::VAImm,
+        operands: &[O::Src, O::Base, O::Imm],
+        meaning: "vec source, AR base, immediate offset",
+    },
+    SigDef {
+        sig: Sig::VAA,
+        operands: &[O::Src, O::Base, O::Ar],
+        meaning: "vec source, AR base, AR offset/stride",
+    },
+    SigDef {
+        sig: Sig::VAImmB,
+        operands: &[O::Src, O::Base, O::Imm, O::Mask],
+        meaning: "vec source, AR base, immediate, vbool mask (may also be written second)",
+    },
+    SigDef {
+        sig: Sig::VAAB,
+        operands: &[O::Src, O::Base, O::Ar, O::Mask],
+        meaning: "vec source, AR base, AR offset/stride, vbool mask (may also be written second)",
+    },
+    SigDef {
+        sig: Sig::BAImm,
+        operands: &[O::BoolSrc, O::Base, O::Imm],
+        meaning: "vbool source, AR base, immediate",
+    },
+    SigDef {
+        sig: Sig::VUA,
+        operands: &[O::Src, O::Valign, O::Base],
+        meaning: "vec source, valign, AR address",
+    },
+    SigDef {
+        sig: Sig::VUAA,
+        operands: &[O::Src, O::Valign, O::Base, O::Ar],
+        meaning: "vec source, valign, AR address, AR byte count",
+    },
+    SigDef {
+        sig: Sig::UAImm,
+        operands: &[O::Valign, O::Base, O::Imm],
+        meaning: "valign, AR base, immediate",
+    },
+    SigDef {
+        sig: Sig::UA,
+        operands: &[O::Valign, O::Base],
+        meaning: "valign, AR address",
+    },
+    SigDef {
+        sig: Sig::UAA,
+        operands: &[O::Valign, O::Base, O::Ar],
+        meaning: "valign, AR address, AR increment",
+    },
+    SigDef {
+        sig: Sig::U,
+        operands: &[O::Valign],
+        meaning: "valign",
+    },
+];
+
 impl Sig {
-    pub fn text(self) -> &'static str {
-        match self {
-            Sig::VAImm => "v, a, imm",
-            Sig::VAA => "v, a, a",
-            Sig::VAImmB => "v, a, imm, vb",
-            Sig::VAAB => "v, a, a, vb",
-            Sig::BAImm => "vb, a, imm",
-            Sig::VUA => "v, u, a",
-            Sig::VUAA => "v, u, a, a",
-            Sig::UAImm => "u, a, imm",
-            Sig::UA => "u, a",
-            Sig::UAA => "u, a, a",
-            Sig::U => "u",
-        }
+    /// The signature's row.
+    pub fn def(self) -> &'static SigDef {
+        &SIGS[self as usize]
+    }
+    /// The operands in assembly order.
+    pub fn operands(self) -> &'static [Operand] {
+        self.def().operands
+    }
+    /// `v, a, imm`: the operands as the roster and the errors write them.
+    pub fn text(self) -> String {
+        let parts: Vec<&str> = self.operands().iter().map(|o| o.short()).collect();
+        parts.join(", ")
+    }
+    /// Whether one operand is an immediate.
+    pub fn has_imm(self) -> bool {
+        self.operands().contains(&Operand::Imm)
     }
 }
 
@@ -381,6 +581,7 @@ impl Sig {
 pub struct Claim {
     /// Where the reference page says it, e.g. "reference page §2.4".
     pub cite: &'static str,
+    /// What the reference page says.
     pub text: &'static str,
     /// The tag the reference page gives the passage; untagged prose is taken as
     /// inferred/med (the page derives its prose from static analysis).
@@ -390,24 +591,33 @@ pub struct Claim {
 /// One fact the model relies on, with its provenance.
 #[derive(Debug)]
 pub struct Fact {
+    /// The fact.
     pub text: &'static str,
+    /// How well it is known.
     pub prov: Provenance,
 }
 
 /// One family of the roster, expanded over its modes.
 #[derive(Debug, Clone, Copy)]
 pub struct FamilyDef {
+    /// The family name, lower case (`sv2nx8t`).
     pub family: &'static str,
+    /// Its verb group.
     pub group: Group,
+    /// What it does.
     pub kind: Kind,
+    /// Its addressing modes: one mnemonic each.
     pub modes: &'static [Mode],
+    /// Its store image.
     pub conv: Conv,
     /// Predicate lanes for the `t` forms (0 = unpredicated).
     pub pred_lanes: u8,
     /// Provenance of the predicate's lane numbering (bit i = lane i); `None` when
     /// unpredicated.
     pub pred_prov: Option<Provenance>,
+    /// How the source register is read.
     pub lane_view: &'static str,
+    /// The formats whose slot s0 holds it.
     pub placements: &'static Placements,
     /// Provenance of the mnemonic: that it exists, in these modes.
     pub prov: Provenance,
@@ -1095,6 +1305,7 @@ pub static FAMILIES: &[FamilyDef] = &[
 pub struct ImmRule {
     /// The forms the row covers.
     pub covers: &'static str,
+    /// How well the rule is known.
     pub prov: Provenance,
     /// What is known, in one sentence: the assembler's hint and `explain` cite it.
     pub basis: &'static str,
@@ -1107,7 +1318,9 @@ pub struct ImmRule {
 /// Two statements of the reference page that disagree, and the model's choice.
 #[derive(Debug)]
 pub struct Conflict {
+    /// What the model does.
     pub choice: Fact,
+    /// The two statements.
     pub claims: [Claim; 2],
 }
 
@@ -1186,18 +1399,24 @@ pub static MINUS_448: Conflict = Conflict {
 pub struct Op {
     /// Upper-case machine mnemonic, e.g. `IVP_SV2NX8_IP`.
     pub name: String,
+    /// Its family.
     pub fam: &'static FamilyDef,
+    /// Its addressing mode.
     pub mode: Mode,
+    /// Its operand signature.
     pub sig: Sig,
 }
 
 impl Op {
+    /// The family's verb group.
     pub fn group(&self) -> Group {
         self.fam.group
     }
+    /// What the op does.
     pub fn kind(&self) -> Kind {
         self.fam.kind
     }
+    /// The op's store image.
     pub fn conv(&self) -> Conv {
         self.fam.conv
     }
@@ -1205,9 +1424,11 @@ impl Op {
     pub fn vb(&self) -> usize {
         self.fam.conv.len()
     }
+    /// Whether the op is a predicated `t` form.
     pub fn predicated(&self) -> bool {
         self.fam.pred_lanes != 0
     }
+    /// Whether the op is one of the 92 B07 mnemonics (not the companion `IVP_ZALIGN`).
     pub fn is_b07(&self) -> bool {
         self.fam.group != Group::Companion
     }
@@ -1216,7 +1437,7 @@ impl Op {
     /// 4-bit, but the vendor assembler rejects its -8 end for `IVP_SV2NX8_IP`
     /// (-512), so min = -7 x scale for every form.
     pub fn imm_rule(&self) -> Option<(i64, i64, i64, &'static ImmRule)> {
-        if !matches!(self.sig, Sig::VAImm | Sig::VAImmB | Sig::BAImm | Sig::UAImm) {
+        if !self.sig.has_imm() {
             return None;
         }
         let scale = self.vb() as i64;
@@ -1227,7 +1448,8 @@ impl Op {
             (Group::Ss | Group::Sb, _) => 3,
             _ => 4,
         };
-        Some((scale, -7 * scale, 7 * scale, &IMM_RULES[row]))
+        let f = &crate::codec::IMM4;
+        Some((scale, f.min * scale, f.max * scale, &IMM_RULES[row]))
     }
     /// The addressing of the op: its effective address and base update, in words
     /// (its provenance is the family's `agu_prov`).
@@ -1291,6 +1513,17 @@ pub fn roster() -> &'static [Op] {
     })
 }
 
+/// Index of the companion `IVP_ZALIGN` in [`roster`].
+pub(crate) fn zalign() -> usize {
+    static Z: OnceLock<usize> = OnceLock::new();
+    *Z.get_or_init(|| {
+        roster()
+            .iter()
+            .position(|o| o.kind() == Kind::Zalign)
+            .expect("the roster has IVP_ZALIGN")
+    })
+}
+
 /// Index of a machine mnemonic (case-insensitive).
 pub fn find(name: &str) -> Option<usize> {
     roster()
@@ -1315,10 +1548,15 @@ pub fn lookup(name: &str) -> Option<(usize, Option<&'static Alias>)> {
 /// A known opcode-selector word (word0 of the encode thunk).
 #[derive(Debug, Clone, Copy)]
 pub struct Selector {
+    /// The machine mnemonic.
     pub mnemonic: &'static str,
+    /// The format whose slot s0 it is for.
     pub format: Format,
+    /// The word.
     pub word0: u32,
+    /// How well it is known.
     pub prov: Provenance,
+    /// A remark, or empty.
     pub note: &'static str,
 }
 
@@ -1455,8 +1693,11 @@ const fn sel(
 /// A C-intrinsic spelling that names the same machine op (a type-only variant).
 #[derive(Debug, Clone, Copy)]
 pub struct Alias {
+    /// The C-intrinsic spelling.
     pub alias: &'static str,
+    /// The machine mnemonic it names.
     pub target: &'static str,
+    /// How well the spelling is known.
     pub prov: Provenance,
 }
 
@@ -1504,3 +1745,32 @@ pub static ALIASES: &[Alias] = &[
     ),
     al("IVP_SAPOS2NX8U_FP", "IVP_SAPOS_FP", Provenance::PublicUsage),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_are_consistent() {
+        for (i, d) in SIGS.iter().enumerate() {
+            assert_eq!(d.sig as usize, i, "SIGS in Sig order");
+            // A mask, when there is one, is the last operand.
+            let masks = d.operands.iter().filter(|&&o| o == Operand::Mask).count();
+            assert!(masks == 0 || (masks == 1 && d.operands.last() == Some(&Operand::Mask)));
+        }
+        let most = Format::ALL.iter().map(|f| f.slots().count).max().unwrap();
+        assert_eq!(MAX_SLOTS, most as usize);
+        for op in roster() {
+            // A predicated form's signature has the mask; an immediate form an immediate.
+            let sig = op.sig.operands();
+            assert_eq!(op.predicated(), sig.contains(&Operand::Mask), "{}", op.name);
+            assert_eq!(
+                op.imm_rule().is_some(),
+                matches!(op.mode, Mode::I | Mode::Ip) && op.kind() != Kind::Stream,
+                "{}",
+                op.name
+            );
+        }
+        assert_eq!(roster()[zalign()].name, "IVP_ZALIGN");
+    }
+}

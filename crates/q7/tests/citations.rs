@@ -124,8 +124,14 @@ fn what_the_tool_prints_cites_nothing_users_lack() {
         add(isa().asm(t).unwrap_err().to_string());
     }
     add(xstore_q7::doc_tables());
-    for r in xstore_q7::lint::RULES {
+    for l in &xstore_q7::lint::LINTS {
+        add(l.rule.summary.to_string());
+    }
+    for r in &xstore_q7::rules::ASM_RULES {
         add(r.what.to_string());
+    }
+    for r in &xstore_q7::regs::FILES {
+        add(r.basis.to_string());
     }
     let bad = offences("output", &text);
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -1,7 +1,7 @@
 //! The public bundle bytes (docs/q7.md, "The codec") both ways, the field table, unknown bundles.
 
 use xstore_core::hex;
-use xstore_q7::codec::{self, Decoded, SV2NX8_IP_FIELDS};
+use xstore_q7::codec::{self, SV2NX8_IP_FIELDS};
 use xstore_q7::isa;
 
 const TABLE: &[(&str, &str)] = &[
@@ -68,9 +68,9 @@ fn every_operand_combination_round_trips() {
 #[test]
 fn fields_cover_every_bit_once() {
     let mut seen = 0u64;
-    for f in SV2NX8_IP_FIELDS {
-        assert!(f.hi >= f.lo && f.hi < 64);
-        let m = (u64::MAX >> (63 - (f.hi - f.lo))) << f.lo;
+    for f in &SV2NX8_IP_FIELDS {
+        assert!(f.bits.hi >= f.bits.lo && f.bits.hi < 64);
+        let m = (u64::MAX >> (63 - (f.bits.hi - f.bits.lo))) << f.bits.lo;
         assert_eq!(seen & m, 0, "{} overlaps", f.name);
         seen |= m;
     }
@@ -81,13 +81,8 @@ fn fields_cover_every_bit_once() {
 fn unknown_bundles_keep_their_bytes() {
     let b = hex::decode("0f03049c945e9c03").unwrap();
     let d = codec::decode_one(&b).unwrap();
-    assert_eq!(
-        d,
-        Decoded::Unknown {
-            len: 8,
-            bytes: b.clone()
-        }
-    );
+    assert_eq!(d.kept().map(|k| k.to_vec()), Some(b.clone()));
+    assert_eq!(d.encode().unwrap().to_vec(), b);
     let text = isa().disasm(&b).unwrap();
     assert!(text[0].starts_with(".byte 0x0f, 0x03"), "{text:?}");
     assert!(text[0].contains("unknown 8-byte FLIX bundle"));
@@ -95,10 +90,7 @@ fn unknown_bundles_keep_their_bytes() {
     assert_eq!(isa().asm(&text[0]).unwrap(), vec![b.clone()]);
     // imm4 = 8 (-512) is never produced by the assembler: kept as bytes.
     let b8 = hex::decode("8f03049c945e9c02").unwrap();
-    assert!(matches!(
-        codec::decode_one(&b8).unwrap(),
-        Decoded::Unknown { .. }
-    ));
+    assert!(codec::decode_one(&b8).unwrap().kept().is_some());
     assert!(isa().disasm(&b8).unwrap()[0].contains("imm4 = -8"));
     let v = isa().validate(&b8).unwrap();
     assert_eq!(
@@ -107,10 +99,7 @@ fn unknown_bundles_keep_their_bytes() {
     );
     // byte3 bit 0 set: not the template either.
     let b2 = hex::decode("0f03049d945e9c02").unwrap();
-    assert!(matches!(
-        codec::decode_one(&b2).unwrap(),
-        Decoded::Unknown { .. }
-    ));
+    assert!(codec::decode_one(&b2).unwrap().kept().is_some());
     let v = isa().validate(&b).unwrap();
     assert!(!v.valid);
     // The bundle's slots and immediate are not public: those checks are
@@ -185,7 +174,8 @@ fn explain_shows_fields_and_the_source_claims() {
     let ex = isa().explain("0ff3049e945e9c02").unwrap();
     assert!(ex[0].title.starts_with("IVP_SV2NX8_IP v31, a3, 0"));
     let vt = ex[0].fields.iter().find(|f| f.name == "vt_hi").unwrap();
-    assert_eq!((vt.bits.as_str(), vt.raw.as_str()), ("25", "0x1"));
+    // Bit ranges print one way, hi:lo, a one-bit field too.
+    assert_eq!((vt.bits.as_str(), vt.raw.as_str()), ("25:25", "0x1"));
     let ex = isa().explain("IVP_SA2NX8_IP").unwrap();
     let claim = ex[0]
         .fields
@@ -378,6 +368,19 @@ fn dot_byte_takes_whole_bundles_with_a_known_marker() {
     assert!(err(".byte -1, 0, 0, 0, 0, 0, 0, 0").contains("`-1` is not a byte value"));
     assert!(err(".byte 0x0f, 0x100, 0, 0, 0, 0, 0, 0").contains("`0x100` is not a byte value"));
     assert!(err(".byte 0x0f,, 0, 0, 0, 0, 0, 0").contains("`` is not a byte value"));
+    // Values follow the number rule: a lowercase radix prefix, no leading zero.
+    assert!(
+        err(".byte 0X0f, 3, 4, 0x9c, 0x94, 0x5e, 0x9c, 2").contains("`0X0f` is not a byte value")
+    );
+    assert!(
+        err(".byte 0x0f, 03, 4, 0x9c, 0x94, 0x5e, 0x9c, 2").contains("`03` is not a byte value")
+    );
+    assert_eq!(
+        isa()
+            .asm(".byte 0b1111, 0o3, 4, 0x9C, 148, 0x5e, 0x9c, 2")
+            .unwrap(),
+        vec![hex::decode("0f03049c945e9c02").unwrap()]
+    );
     // Whole bundles: one line of hex per bundle, and disasm reads them back.
     let text = ".BYTE 0x0f, 3, 4, 0x9c, 0x94, 0x5e, 0x9c, 2, 0x1f, 0x03, 0x04, 0x9c, 0x94, \
                 0x5e, 0x9c, 0x03";
@@ -424,7 +427,7 @@ fn asm_and_disasm_round_trip_through_dot_byte() {
             .map(|v| match x.next_u64() % 3 {
                 0 => format!("{v}"),
                 1 => format!("0x{v:x}"),
-                _ => format!("0X{v:02X}"),
+                _ => format!("0x{v:02X}"),
             })
             .collect();
         let text = format!(".byte {}", vals.join(", "));

@@ -17,8 +17,18 @@ fn tables_mention_every_mnemonic_and_alias() {
     for a in xstore_q7::roster::ALIASES {
         assert!(t.contains(a.alias), "{}", a.alias);
     }
-    for r in xstore_q7::lint::RULES {
-        assert!(t.contains(r.name), "{}", r.name);
+    for l in &xstore_q7::lint::LINTS {
+        assert!(t.contains(l.rule.name), "{}", l.rule.name);
+    }
+    for r in &xstore_q7::rules::ASM_RULES {
+        assert!(t.contains(&format!("| `{}` |", r.name)), "{}", r.name);
+    }
+    for c in &xstore_q7::rules::CHECKS {
+        assert!(
+            t.contains(&format!("| `{}` |", c.def.name)),
+            "{}",
+            c.def.name
+        );
     }
 }
 
@@ -53,6 +63,7 @@ fn the_documented_fault_kinds_are_the_run_faults() {
         ],
         "{sentence}"
     );
+    assert_eq!(kinds, xstore_q7::FaultKind::run_names());
     // Each documented kind is what a run reports.
     let v0 = format!("v0 = \"{}\"\n", "11".repeat(64));
     let cases = [
@@ -114,4 +125,20 @@ fn the_register_report_is_described_as_it_is() {
         .map(|x| x.name.as_str())
         .collect();
     assert_eq!(changed, ["a3"]);
+}
+
+#[test]
+fn the_grammar_names_the_register_files_of_the_table() {
+    let doc = doc();
+    let files: Vec<String> = xstore_q7::regs::FILES
+        .iter()
+        .map(|f| format!("'{}'0..{}", f.prefix, f.count - 1))
+        .collect();
+    let line = format!("operand  := {}", files.join(" | "));
+    // The docs list vec, vbool, valign and AR in the grammar's order.
+    let order = [1, 2, 3, 0].map(|i| files[i].clone()).join(" | ");
+    assert!(
+        doc.contains(&format!("operand  := {order}")),
+        "docs/q7.md's grammar does not name {line}"
+    );
 }

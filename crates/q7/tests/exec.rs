@@ -1,21 +1,25 @@
 //! The executor: the valign stream against a plain copy, narrowing at the
 //! boundaries, predication against a per-lane reference, AGU modes, fault atomicity.
 
+mod common;
+
 use proptest::prelude::*;
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace};
-use xstore_q7::asm::{self, Bundle, Item};
-use xstore_q7::exec::{image, Machine, Misaligned, Options};
-use xstore_q7::roster::Conv;
+use xstore_q7::roster::{Conv, Kind, Operand};
+use xstore_q7::{Bundle, Machine, Misaligned, Options};
 
 fn prog(text: &str) -> Vec<Bundle> {
-    asm::parse(text)
-        .unwrap_or_else(|d| panic!("{d}"))
-        .into_iter()
-        .map(|i| match i {
-            Item::Bundle(b) => b,
-            Item::Bytes { .. } => panic!("no bytes here"),
-        })
-        .collect()
+    xstore_q7::assemble(text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn image(conv: Conv, v: &[u8; 64], out: &mut [u8; 64]) -> usize {
+    conv.image(v, out)
+}
+
+fn strict() -> Options {
+    Options {
+        misaligned: Misaligned::Fault,
+    }
 }
 
 const LO: u64 = 0x1_0000;
@@ -38,10 +42,8 @@ fn dump(m: &Memory) -> Vec<u8> {
 fn filled_machine(seed: u64) -> Machine {
     let mut m = Machine::default();
     let mut x = xstore_core::bench::XorShift(seed | 1);
-    for v in m.v.iter_mut() {
-        for b in v.iter_mut() {
-            *b = x.next_u64() as u8;
-        }
+    for n in 0..32 {
+        m.set_vec(n, std::array::from_fn(|_| x.next_u64() as u8));
     }
     m
 }
@@ -55,11 +57,11 @@ fn stream_case(sa: &str, sav: &str, vb: usize, p0: u32, k: usize, count: i64, se
     text.push_str(&format!("{sav} v{k}, u2, a5, a6\nIVP_SAPOS_FP u2, a5\n"));
     let p = prog(&text);
     let mut m = filled_machine(seed);
-    m.a[5] = p0;
-    m.a[6] = count as u32;
+    m.set_ar(5, p0);
+    m.set_ar(6, count as u32);
     let mut mem = memory();
     let mut trace = VecTrace::default();
-    let (_, fault) = m.run(&p, &Options::default(), &mut mem, &mut trace);
+    let fault = m.run(&p, &mut mem, &mut trace).fault;
     assert!(fault.is_none(), "{fault:?}");
     // The reference: the store images back to back, copied at p0.
     let clamp = count.clamp(0, vb as i64) as usize;
@@ -68,7 +70,7 @@ fn stream_case(sa: &str, sav: &str, vb: usize, p0: u32, k: usize, count: i64, se
     let conv = xstore_q7::roster::roster()[xstore_q7::roster::find(sa).unwrap()].conv();
     for i in 0..=k {
         let mut img = [0u8; 64];
-        let n = image(conv, &m.v[i], &mut img);
+        let n = image(conv, m.vec(i), &mut img);
         src.extend_from_slice(&img[..n]);
     }
     let total = k * vb + clamp;
@@ -79,8 +81,8 @@ fn stream_case(sa: &str, sav: &str, vb: usize, p0: u32, k: usize, count: i64, se
         want,
         "p0={p0:#x} k={k} count={count}: memory differs from a plain copy"
     );
-    assert_eq!(m.a[5], p0 + total as u32, "a ends at p0 + k*VB + clamp(n)");
-    assert_eq!(m.u[2].len, 0, "nothing pending after the flush");
+    assert_eq!(m.ar(5), p0 + total as u32, "a ends at p0 + k*VB + clamp(n)");
+    assert_eq!(m.valign(2).len(), 0, "nothing pending after the flush");
     // Every byte written exactly once.
     let written: usize = trace
         .events
@@ -140,59 +142,58 @@ fn narrowing_streams_equal_a_plain_copy_of_their_images() {
 fn a_stream_leaves_its_tail_pending_without_the_flush() {
     let p = prog("IVP_ZALIGN u0\nIVP_SA2NX8_IP v0, u0, a2\nIVP_SA2NX8_IP v1, u0, a2");
     let mut m = filled_machine(3);
-    m.a[2] = LO as u32 + 0x105;
+    m.set_ar(2, LO as u32 + 0x105);
     let mut mem = memory();
-    m.run(&p, &Options::default(), &mut mem, &mut NoTrace);
-    assert_eq!(m.u[0].len, 5);
-    assert_eq!(m.u[0].start(), LO as u32 + 0x180);
+    m.run(&p, &mut mem, &mut NoTrace);
+    assert_eq!(m.valign(0).len(), 5);
+    assert_eq!(m.valign(0).start(), LO as u32 + 0x180);
     let d = dump(&mem);
     assert!(
         d[0x180..0x185].iter().all(|&b| b == FILL),
         "the tail is not written"
     );
     // u holds the pending bytes at their row positions, zero elsewhere.
-    assert_eq!(&m.u[0].data[..5], &m.v[1][59..64]);
-    assert!(m.u[0].data[5..].iter().all(|&b| b == 0));
+    assert_eq!(&m.valign(0).image()[..5], &m.vec(1)[59..64]);
+    assert_eq!(m.valign(0).pending_bytes(), &m.vec(1)[59..64]);
+    assert!(m.valign(0).image()[5..].iter().all(|&b| b == 0));
     // Discontinuity faults and changes nothing.
     let before = (m.clone(), dump(&mem));
     let p2 = prog("IVP_SA2NX8_IP v2, u0, a3");
-    m.a[3] = LO as u32 + 0x200;
+    m.set_ar(3, LO as u32 + 0x200);
     let before_m = m.clone();
-    let (_, f) = m.run(&p2, &Options::default(), &mut mem, &mut NoTrace);
-    let (_, f) = f.unwrap();
-    assert_eq!(f.kind, "valign_discontinuity");
-    assert_eq!(f.addr, Some(LO + 0x200));
+    let (_, f) = m.run(&p2, &mut mem, &mut NoTrace).fault.unwrap();
+    assert_eq!(f.kind(), "valign_discontinuity");
+    assert_eq!(f.cause(), xstore_q7::FaultKind::ValignDiscontinuity);
+    assert_eq!(f.address(), Some(LO + 0x200));
     assert_eq!(m, before_m);
     assert_eq!(dump(&mem), before.1);
     // A zero-count sav does not fault even at another address.
     let p3 = prog("IVP_SAV2NX8_XP v2, u0, a3, a4");
-    m.a[4] = 0;
-    let (_, f) = m.run(&p3, &Options::default(), &mut mem, &mut NoTrace);
-    assert!(f.is_none());
+    m.set_ar(4, 0);
+    assert!(m.run(&p3, &mut mem, &mut NoTrace).fault.is_none());
     // sapos_fpxp flushes, then adds a2.
     let p4 = prog("IVP_SAPOS_FPXP u0, a3, a7");
-    m.a[7] = 0x40;
-    m.run(&p4, &Options::default(), &mut mem, &mut NoTrace);
-    assert_eq!(m.a[3], LO as u32 + 0x240);
-    assert_eq!(m.u[0].len, 0);
-    assert_eq!(&dump(&mem)[0x180..0x185], &before_m.v[1][59..64]);
+    m.set_ar(7, 0x40);
+    m.run(&p4, &mut mem, &mut NoTrace);
+    assert_eq!(m.ar(3), LO as u32 + 0x240);
+    assert_eq!(m.valign(0).len(), 0);
+    assert_eq!(&dump(&mem)[0x180..0x185], &before_m.vec(1)[59..64]);
 }
 
 #[test]
 fn salign_spills_the_register() {
     let p = prog("IVP_ZALIGN u1\nIVP_SA2NX8_IP v0, u1, a2\nIVP_SALIGN_IP u1, a3, 64\nIVP_SALIGN_I u1, a3, -64");
     let mut m = filled_machine(9);
-    m.a[2] = LO as u32 + 0x10a;
-    m.a[3] = LO as u32 + 0x200;
+    m.set_ar(2, LO as u32 + 0x10a);
+    m.set_ar(3, LO as u32 + 0x200);
     let mut mem = memory();
-    let (_, f) = m.run(&p, &Options::default(), &mut mem, &mut NoTrace);
-    assert!(f.is_none());
-    assert_eq!(m.a[3], LO as u32 + 0x240);
+    assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+    assert_eq!(m.ar(3), LO as u32 + 0x240);
     let d = dump(&mem);
-    assert_eq!(&d[0x200..0x240], &m.u[1].data[..]);
-    assert_eq!(&d[0x200..0x20a], &m.v[0][54..64]);
+    assert_eq!(&d[0x200..0x240], &m.valign(1).image()[..]);
+    assert_eq!(&d[0x200..0x20a], &m.vec(0)[54..64]);
     // u is unchanged by the spill: still 10 pending bytes.
-    assert_eq!(m.u[1].len, 10);
+    assert_eq!(m.valign(1).len(), 10);
 }
 
 fn sat8(x: i16) -> u8 {
@@ -200,7 +201,7 @@ fn sat8(x: i16) -> u8 {
 }
 
 #[test]
-fn narrowing_boundaries() {
+fn narrowing_boundaries_of_16_bit_lanes() {
     let vals16: [i16; 12] = [
         -32768, -129, -128, -127, -1, 0, 1, 126, 127, 128, 255, 32767,
     ];
@@ -237,6 +238,11 @@ fn narrowing_boundaries() {
         &out[..12],
         &[0x00, 0x7f, 0x80, 0x81, 0xff, 0, 1, 126, 127, 128, 255, 0xff]
     );
+}
+
+#[test]
+fn narrowing_boundaries_of_32_bit_lanes() {
+    let mut out = [0u8; 64];
     let vals32: [i32; 10] = [
         i32::MIN,
         -32769,
@@ -341,15 +347,14 @@ proptest! {
         };
         let p = prog(&text);
         let mut m = filled_machine(seed);
-        m.a[2] = base;
-        m.a[4] = 2 * vb as u32;
-        m.vb[3] = mask;
+        m.set_ar(2, base);
+        m.set_ar(4, 2 * vb as u32);
+        m.set_vbool(3, mask);
         let mut mem = memory();
-        let (_, f) = m.run(&p, &Options::default(), &mut mem, &mut NoTrace);
-        prop_assert!(f.is_none());
-        prop_assert_eq!(m.a[2], post);
+        prop_assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+        prop_assert_eq!(m.ar(2), post);
         let mut img = [0u8; 64];
-        image(conv, &m.v[5], &mut img);
+        image(conv, m.vec(5), &mut img);
         let per = vb / lanes;
         let mut want = vec![FILL; SIZE as usize];
         let off = (ea as u64 - LO) as usize;
@@ -369,108 +374,97 @@ fn agu_modes_and_32_bit_wrap() {
     let mut big = Memory::new(xstore_q7::PROFILES[0].map());
     let p = prog("IVP_SV2NX8_XP v0, a2, a3\nIVP_SV2NX8_X v1, a2, a4\nIVP_SV2NX8_IP v2, a2, -64\nIVP_SV2NX8_I v3, a2, 448");
     let mut m = filled_machine(5);
-    m.a[2] = 0xffff_ffc0;
-    m.a[3] = 0x80;
-    m.a[4] = 0x40;
-    let (_, f) = m.run(&p, &Options::default(), &mut big, &mut NoTrace);
-    assert!(f.is_none());
+    m.set_ar(2, 0xffff_ffc0);
+    m.set_ar(3, 0x80);
+    m.set_ar(4, 0x40);
+    assert!(m.run(&p, &mut big, &mut NoTrace).fault.is_none());
     // xp: store at 0xffffffc0, a2 wraps to 0x40; x: store at 0x80; ip: store at 0x40,
     // a2 = 0; i: store at 0x1c0.
-    assert_eq!(m.a[2], 0);
+    assert_eq!(m.ar(2), 0);
     let rd = |a: u64| {
         let mut b = [0u8; 64];
         big.read(a, &mut b).unwrap();
         b
     };
-    assert_eq!(rd(0xffff_ffc0), m.v[0]);
-    assert_eq!(rd(0x80), m.v[1]);
-    assert_eq!(rd(0x40), m.v[2]);
-    assert_eq!(rd(0x1c0), m.v[3]);
+    assert_eq!(&rd(0xffff_ffc0), m.vec(0));
+    assert_eq!(&rd(0x80), m.vec(1));
+    assert_eq!(&rd(0x40), m.vec(2));
+    assert_eq!(&rd(0x1c0), m.vec(3));
 }
 
 #[test]
 fn misaligned_policy() {
     let p = prog("IVP_SV2NX8_I v0, a2, 0\nIVP_SSNX16_I v0, a3, 0\nIVP_SBN_I vb1, a4, 0");
     let mut m = filled_machine(11);
-    m.a[2] = LO as u32 + 0x105;
-    m.a[3] = LO as u32 + 0x181;
-    m.a[4] = LO as u32 + 0x1c3;
-    m.vb[1] = 0x1122_3344;
+    m.set_ar(2, LO as u32 + 0x105);
+    m.set_ar(3, LO as u32 + 0x181);
+    m.set_ar(4, LO as u32 + 0x1c3);
+    m.set_vbool(1, 0x1122_3344);
     let mut mem = memory();
-    let (_, f) = m.run(&p, &Options::default(), &mut mem, &mut NoTrace);
-    assert!(f.is_none());
+    assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
     let d = dump(&mem);
-    assert_eq!(&d[0x100..0x140], &m.v[0][..]);
-    assert_eq!(&d[0x180..0x182], &m.v[0][..2]);
+    assert_eq!(&d[0x100..0x140], &m.vec(0)[..]);
+    assert_eq!(&d[0x180..0x182], &m.vec(0)[..2]);
     assert_eq!(&d[0x1c0..0x1c4], &[0x44, 0x33, 0x22, 0x11]);
     let mut mem = memory();
     let mut m2 = m.clone();
-    let (n, f) = m2.run(
-        &p,
-        &Options {
-            misaligned: Misaligned::Fault,
-        },
-        &mut mem,
-        &mut NoTrace,
-    );
-    let (i, f) = f.unwrap();
+    m2.set_options(strict());
+    let r = m2.run(&p, &mut mem, &mut NoTrace);
+    let (i, f) = r.fault.unwrap();
     assert_eq!(
-        (n, i, f.kind, f.addr),
+        (r.executed, i, f.kind(), f.address()),
         (0, 0, "misaligned", Some(LO + 0x105))
     );
+    assert_eq!(f.cause(), xstore_q7::FaultKind::Misaligned { align: 64 });
     assert_eq!(dump(&mem), vec![FILL; SIZE as usize]);
 }
 
 /// One op whose footprint may cross the edge of the mapped region, after `pre`
 /// stream stores: when it faults, memory and registers are exactly as before.
-fn fault_case(which: usize, pre: usize, below: bool, off: u32, strict: bool) -> bool {
+fn fault_case(which: usize, pre: usize, below: bool, off: u32, strict_policy: bool) -> bool {
     let op = &xstore_q7::roster::roster()[which];
-    let ops = match op.sig.text() {
-        "v, a, imm" => "v3, a2, 0",
-        "v, a, a" => "v3, a2, a5",
-        "v, a, imm, vb" => "v3, a2, 0, vb7",
-        "v, a, a, vb" => "v3, a2, a5, vb7",
-        "vb, a, imm" => "vb3, a2, 0",
-        "v, u, a" => "v3, u0, a2",
-        "v, u, a, a" => "v3, u0, a2, a6",
-        "u, a, imm" => "u0, a2, 0",
-        "u, a" => "u0, a2",
-        "u" => "u0",
-        _ => "u0, a2, a5",
-    };
+    // A `sav` count of 64 (a6); every other AR operand 0 (a5).
+    let last = common::text(op, |o| match o {
+        Operand::Src => "v3".into(),
+        Operand::BoolSrc => "vb3".into(),
+        Operand::Valign => "u0".into(),
+        Operand::Base => "a2".into(),
+        Operand::Imm => "0".into(),
+        Operand::Ar if op.kind() == Kind::StreamVar => "a6".into(),
+        Operand::Ar => "a5".into(),
+        Operand::Mask => "vb7".into(),
+    });
     let mut text = String::from("IVP_ZALIGN u0\n");
     for _ in 0..pre {
         text.push_str("IVP_SA2NX8_IP v1, u0, a2\n");
     }
     let p = prog(&text);
-    let last = prog(&format!("{} {ops}", op.name));
+    let last = prog(&last);
     let mut m = filled_machine(which as u64 * 31 + off as u64);
-    m.vb[7] = u64::MAX;
-    m.vb[3] = u64::MAX;
-    m.a[6] = 64;
-    m.a[5] = 0;
-    let opts = Options {
-        misaligned: if strict {
-            Misaligned::Fault
+    m.set_vbool(7, u64::MAX);
+    m.set_vbool(3, u64::MAX);
+    m.set_ar(6, 64);
+    m.set_ar(5, 0);
+    if strict_policy {
+        m.set_options(strict());
+    }
+    m.set_ar(
+        2,
+        if below {
+            (LO as u32 - 32 + off).wrapping_sub(pre as u32 * 64)
         } else {
-            Misaligned::RoundDown
+            LO as u32 + SIZE as u32 - 32 + off - pre as u32 * 64
         },
-    };
-    m.a[2] = if below {
-        (LO as u32 - 32 + off).wrapping_sub(pre as u32 * 64)
-    } else {
-        LO as u32 + SIZE as u32 - 32 + off - pre as u32 * 64
-    };
+    );
     let mut mem = memory();
-    let mut tx = Transaction::new();
     for b in &p {
-        if m.step(b, &opts, &mut mem, &mut tx, &mut NoTrace).is_err() {
+        if m.execute(b, &mut mem, &mut NoTrace).is_err() {
             return false;
         }
     }
     let (m0, d0) = (m.clone(), dump(&mem));
     let mut trace = VecTrace::default();
-    match m.step(&last[0], &opts, &mut mem, &mut tx, &mut trace) {
+    match m.execute(&last[0], &mut mem, &mut trace) {
         Err(f) => {
             assert_eq!(m, m0, "{} changed registers on {f:?}", op.name);
             assert_eq!(dump(&mem), d0, "{} changed memory on {f:?}", op.name);
@@ -510,23 +504,16 @@ fn the_bench_programs_write_what_their_baseline_copies() {
         (xstore_q7::bench::aligned_program(), 0x0010_0000u32),
         (xstore_q7::bench::unaligned_program(), 0x0010_0003),
     ] {
-        let steps = xstore_q7::exec::compile(&prog);
         let mut m = filled_machine(77);
-        m.a[3] = start;
-        m.a[4] = 64;
-        m.a[5] = 64;
+        m.set_ar(3, start);
+        m.set_ar(4, 64);
+        m.set_ar(5, 64);
         let mut mem = Memory::new(xstore_q7::PROFILES[0].map());
-        let (n, f) = m.run_steps(
-            &steps,
-            &Options::default(),
-            &mut mem,
-            &mut Transaction::new(),
-            &mut NoTrace,
-        );
-        assert!(f.is_none());
-        assert_eq!(n, steps.len());
+        let r = m.run(&prog, &mut mem, &mut NoTrace);
+        assert!(r.fault.is_none());
+        assert_eq!(r.executed, prog.len());
         let span = xstore_q7::bench::SPAN;
-        assert_eq!(m.a[3], start + span as u32);
+        assert_eq!(m.ar(3), start + span as u32);
         let mut got = vec![0u8; span + 2];
         mem.read(start as u64 - 1, &mut got).unwrap();
         assert_eq!(got[0], 0, "the byte before the span is untouched");
@@ -534,28 +521,95 @@ fn the_bench_programs_write_what_their_baseline_copies() {
         for i in 0..span / 64 {
             assert_eq!(
                 &got[1 + i * 64..1 + (i + 1) * 64],
-                &m.v[i % 32][..],
+                &m.vec(i % 32)[..],
                 "chunk {i}"
             );
         }
-        assert_eq!(m.u[0].len, 0);
+        assert!(m.valign(0).is_empty());
     }
 }
 
 #[test]
-fn a_bundle_compiles_to_one_store_and_its_zaligns() {
+fn a_bundle_holds_one_store_and_its_zaligns() {
     let p = prog("{ IVP_ZALIGN u3 ; IVP_SA2NX8_IP v0, u0, a2 ; IVP_ZALIGN u1 ; nop }");
-    let s = xstore_q7::exec::Step::of(&p[0]);
-    assert_eq!(s.zalign, 0b1010);
-    assert_eq!(s.store.unwrap().op().name, "IVP_SA2NX8_IP");
+    assert_eq!(p[0].store().unwrap().op().name, "IVP_SA2NX8_IP");
+    let zaligns: Vec<u8> = p[0]
+        .ops()
+        .filter(|i| i.op().kind() == Kind::Zalign)
+        .map(|i| i.valign())
+        .collect();
+    assert_eq!(zaligns, [3, 1]);
     // Executing it: the stream store reads u0 as it was; u1 and u3 end cleared.
     let mut m = filled_machine(1);
-    m.u[1].data = [9; 64];
-    m.a[2] = LO as u32 + 0x100;
+    m.set_valign(1, xstore_q7::Valign::with_image([9; 64]));
+    m.set_ar(2, LO as u32 + 0x100);
     let mut mem = memory();
-    let (_, f) = m.run(&p, &Options::default(), &mut mem, &mut NoTrace);
-    assert!(f.is_none());
-    assert!(m.u[1].zeroed && m.u[3].zeroed && !m.u[0].zeroed);
-    assert_eq!(m.u[1].data, [0; 64]);
-    assert_eq!(&dump(&mem)[0x100..0x140], &m.v[0][..]);
+    assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+    assert!(m.valign(1).cleared() && m.valign(3).cleared() && !m.valign(0).cleared());
+    assert_eq!(m.valign(1).image(), &[0; 64]);
+    assert_eq!(&dump(&mem)[0x100..0x140], &m.vec(0)[..]);
+}
+
+#[test]
+fn a_valign_image_is_zero_past_its_pending_bytes() {
+    // Random appends of every count (sav) and of whole images (sa), from an
+    // empty register whose image holds anything: after each, the bytes
+    // outside the pending span read zero (what salign spills).
+    let mut x = xstore_core::bench::XorShift(0x5eed_0a11_9e37_79b9);
+    let mut checked = 0;
+    for case in 0..300 {
+        let mut m = filled_machine(case);
+        m.set_valign(1, xstore_q7::Valign::with_image([0xa5; 64]));
+        m.set_ar(2, LO as u32 + 0x100 + (x.next_u64() % 64) as u32);
+        let mut text = String::new();
+        for _ in 0..12 {
+            match x.next_u64() % 3 {
+                0 => text.push_str("IVP_SA2NX8_IP v4, u1, a2\n"),
+                1 => text.push_str("IVP_SANX8S_IP v5, u1, a2\n"),
+                _ => text.push_str("IVP_SAV2NX8_XP v6, u1, a2, a7\n"),
+            }
+        }
+        let mut mem = memory();
+        for b in prog(&text) {
+            m.set_ar(7, (x.next_u64() % 70) as u32);
+            m.execute(&b, &mut mem, &mut NoTrace).unwrap();
+            let u = m.valign(1);
+            if !u.is_empty() {
+                checked += 1;
+                let lo = u.start() as usize % 64;
+                let hi = lo + u.len();
+                for (i, &b) in u.image().iter().enumerate() {
+                    assert!(
+                        (lo..hi).contains(&i) || b == 0,
+                        "case {case}: byte {i} = {b:#x} outside [{lo}, {hi})\n{text}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 2000, "{checked}");
+}
+
+#[test]
+fn an_unknown_bundle_is_refused_and_changes_nothing() {
+    let b = xstore_q7::decode_one(&[0x0f, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x03]).unwrap();
+    assert!(b.kept().is_some());
+    let mut m = filled_machine(2);
+    let m0 = m.clone();
+    let mut mem = memory();
+    let f = m.execute(&b, &mut mem, &mut NoTrace).unwrap_err();
+    assert_eq!(f.kind(), "unknown_bundle");
+    assert!(
+        f.to_string()
+            .starts_with("unknown_bundle: .byte 0x0f, 0x03"),
+        "{f}"
+    );
+    let mut tx = Transaction::new();
+    assert_eq!(
+        m.execute_staged(&b, &mut mem, &mut tx, &mut NoTrace)
+            .unwrap_err(),
+        f
+    );
+    assert_eq!(m, m0);
+    assert_eq!(dump(&mem), vec![FILL; SIZE as usize]);
 }

@@ -1,0 +1,415 @@
+//! Operations and bundles: what the assembler and the decoder produce, the
+//! executor runs and the printer writes. A bundle carries no source position
+//! (the assembler's [`crate::asm::Line`] pairs one with it), so a bundle
+//! decoded from bytes executes as it is.
+
+use crate::codec::{self, BUNDLE_BYTES, IMM4};
+use crate::exec::{Facts, Shape};
+use crate::regs::File;
+use crate::roster::{self, Format, Kind, Operand, MAX_SLOTS, NARROW_SLOTS};
+use crate::rules;
+use std::fmt;
+use xstore_core::report::{Explanation, Validation};
+use xstore_core::Diagnostic;
+
+/// The offset operand of an AGU form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Off {
+    /// No offset operand.
+    None,
+    /// An immediate, in bytes.
+    Imm(i32),
+    /// An AR register number.
+    Reg(u8),
+}
+
+/// One operation: a roster op and its operands. Small and `Copy`; its
+/// register numbers are always in range (the assembler and the decoder check
+/// them, and nothing else makes one), which lets the executor index the
+/// register files with masks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inst {
+    op: u16,
+    src: u8,
+    u: u8,
+    base: u8,
+    off: Off,
+    mask: u8,
+}
+
+impl Inst {
+    /// An operation from its fields, which the caller has checked.
+    pub(crate) fn of_parts(op: u16, src: u8, u: u8, base: u8, off: Off, mask: u8) -> Inst {
+        let i = Inst {
+            op,
+            src,
+            u,
+            base,
+            off,
+            mask,
+        };
+        debug_assert!(i.in_range(), "{i:?}");
+        i
+    }
+
+    /// An operation from its operand values in its signature's order, each
+    /// already checked against its register file or immediate rule.
+    pub(crate) fn from_operands(op: usize, vals: &[i64]) -> Inst {
+        let mut i = Inst::of_parts(op as u16, 0, 0, 0, Off::None, 0);
+        for (&role, &v) in roster::roster()[op].sig.operands().iter().zip(vals) {
+            match role {
+                Operand::Src | Operand::BoolSrc => i.src = v as u8,
+                Operand::Valign => i.u = v as u8,
+                Operand::Base => i.base = v as u8,
+                Operand::Imm => i.off = Off::Imm(v as i32),
+                Operand::Ar => i.off = Off::Reg(v as u8),
+                Operand::Mask => i.mask = v as u8,
+            }
+        }
+        debug_assert!(i.in_range(), "{i:?}");
+        i
+    }
+
+    fn in_range(&self) -> bool {
+        let ok = |f: File, n: u8| (n as usize) < f.def().count;
+        let src = if self.op().sig.operands().contains(&Operand::BoolSrc) {
+            File::Vbool
+        } else {
+            File::Vec
+        };
+        (self.op as usize) < roster::roster().len()
+            && ok(src, self.src)
+            && ok(File::Valign, self.u)
+            && ok(File::Ar, self.base)
+            && ok(File::Vbool, self.mask)
+            && !matches!(self.off, Off::Reg(r) if !ok(File::Ar, r))
+    }
+
+    /// The roster row of the op.
+    pub fn op(&self) -> &'static roster::Op {
+        &roster::roster()[self.op as usize]
+    }
+    /// Its index in [`roster::roster`].
+    pub fn index(&self) -> usize {
+        self.op as usize
+    }
+    /// The vec source (the vbool source of `sb*`).
+    pub fn src(&self) -> u8 {
+        self.src
+    }
+    /// The valign register.
+    pub fn valign(&self) -> u8 {
+        self.u
+    }
+    /// The AR base.
+    pub fn base(&self) -> u8 {
+        self.base
+    }
+    /// The offset operand.
+    pub fn off(&self) -> Off {
+        self.off
+    }
+    /// The vbool mask of a predicated store.
+    pub fn mask(&self) -> u8 {
+        self.mask
+    }
+
+    fn operand(&self, role: Operand, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let reg =
+            |f: &mut fmt::Formatter<'_>, file: File, n: u8| write!(f, "{}{n}", file.def().prefix);
+        match (role, self.off) {
+            (Operand::Src, _) => reg(f, File::Vec, self.src),
+            (Operand::BoolSrc, _) => reg(f, File::Vbool, self.src),
+            (Operand::Mask, _) => reg(f, File::Vbool, self.mask),
+            (Operand::Valign, _) => reg(f, File::Valign, self.u),
+            (Operand::Base, _) => reg(f, File::Ar, self.base),
+            (Operand::Imm, Off::Imm(i)) => write!(f, "{i}"),
+            (Operand::Ar, Off::Reg(r)) => reg(f, File::Ar, r),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Canonical text: the machine mnemonic and the operands in the signature's
+/// order (a predicated store's mask last).
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = self.op();
+        write!(f, "{} ", op.name)?;
+        for (k, &role) in op.sig.operands().iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            self.operand(role, f)?;
+        }
+        Ok(())
+    }
+}
+
+/// One FLIX bundle (`Instruction` at the crate root): its operations, or the
+/// kept bytes of an 8-byte bundle whose encoding is not public. Small and
+/// `Copy`; what the executor needs of the roster is computed once, when the
+/// bundle is made. A bundle holds at most one B07 store (the assembler and
+/// the decoder make no other), `IVP_ZALIGN`s and `nop` fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bundle {
+    /// The store, or a placeholder when `facts.kind` is [`Kind::Zalign`].
+    pub(crate) store: Inst,
+    /// The store's roster facts and the bundle's zalign set.
+    pub(crate) facts: Facts,
+    /// How the executor takes the bundle ([`Shape::Kept`]: it cannot).
+    pub(crate) shape: Shape,
+    /// The operations in written order.
+    order: [u8; MAX_SLOTS],
+    count: u8,
+    nops: u8,
+    slots: u8,
+    format: Option<Format>,
+    braced: bool,
+    /// The bytes of a bundle whose encoding is not public.
+    bytes: [u8; BUNDLE_BYTES],
+}
+
+/// Marks the store's place in [`Bundle::order`]; any other entry is the
+/// valign register of an `IVP_ZALIGN`.
+const STORE: u8 = u8::MAX;
+
+impl Bundle {
+    /// A bundle of `ops` (in written order; at most one B07 store) and `nops`
+    /// fills, occupying `slots` slots, as the assembler has checked them.
+    pub(crate) fn from_ops(
+        ops: &[Inst],
+        nops: usize,
+        format: Option<Format>,
+        braced: bool,
+        slots: usize,
+    ) -> Bundle {
+        let mut o = Bundle {
+            store: Inst::of_parts(0, 0, 0, 0, Off::None, 0),
+            facts: Facts::NONE,
+            shape: Shape::Other,
+            order: [0; MAX_SLOTS],
+            count: ops.len() as u8,
+            nops: nops as u8,
+            slots: slots as u8,
+            format,
+            braced,
+            bytes: [0; BUNDLE_BYTES],
+        };
+        let mut zalign = 0;
+        for (k, i) in ops.iter().enumerate() {
+            if i.op().kind() == Kind::Zalign {
+                o.order[k] = i.u;
+                zalign |= 1 << i.u;
+            } else {
+                debug_assert_eq!(o.facts.kind, Kind::Zalign, "one store per bundle");
+                o.order[k] = STORE;
+                o.store = *i;
+                o.facts = Facts::of(i.op());
+            }
+        }
+        o.facts.zalign = zalign;
+        o.shape = Shape::of(&o.facts);
+        o
+    }
+
+    /// A lone operation, as a line of its own.
+    pub(crate) fn single(inst: Inst) -> Bundle {
+        Bundle::from_ops(&[inst], 0, None, false, 1)
+    }
+
+    /// An 8-byte bundle whose encoding is not public.
+    pub(crate) fn of_kept(bytes: [u8; BUNDLE_BYTES]) -> Bundle {
+        Bundle {
+            shape: Shape::Kept,
+            count: 0,
+            slots: 1,
+            bytes,
+            ..Bundle::from_ops(&[], 0, None, false, 1)
+        }
+    }
+
+    /// The operations in written order (`nop`s left out; none for a bundle
+    /// whose encoding is not public).
+    pub fn ops(&self) -> impl Iterator<Item = Inst> + '_ {
+        (0..self.count as usize).map(move |k| match self.order[k] {
+            STORE => self.store,
+            u => Inst::of_parts(roster::zalign() as u16, 0, u, 0, Off::None, 0),
+        })
+    }
+
+    /// The B07 store, if the bundle has one.
+    pub fn store(&self) -> Option<Inst> {
+        (self.facts.kind != Kind::Zalign).then_some(self.store)
+    }
+
+    /// The `nop` fills written in the bundle.
+    pub fn nops(&self) -> usize {
+        self.nops as usize
+    }
+
+    /// The FLIX format named before `{`, if any.
+    pub fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    /// Slots the bundle occupies: its operations (`nop`s included), or one
+    /// more than the highest slot written as `sN:` when that is larger.
+    pub fn slots(&self) -> usize {
+        self.slots as usize
+    }
+
+    /// The bytes of an 8-byte bundle whose encoding is not public.
+    pub fn kept(&self) -> Option<&[u8; BUNDLE_BYTES]> {
+        (self.shape == Shape::Kept).then_some(&self.bytes)
+    }
+
+    /// The bundle's bytes (memory order): the public `IVP_SV2NX8_IP` bundle,
+    /// or the kept bytes of an unknown one. Every other bundle has no public
+    /// encoding.
+    pub fn encode(&self) -> Result<[u8; BUNDLE_BYTES], EncodeError> {
+        if let Some(b) = self.kept() {
+            return Ok(*b);
+        }
+        let o = self;
+        let known = |i: &Inst| codec::encode(i).is_some();
+        if o.count == 0 {
+            return Err(EncodeError::unknown(None, "nop"));
+        }
+        if o.count > 1 || !self.store().is_some_and(|s| known(&s)) {
+            let k = self.ops().position(|i| !known(&i)).unwrap_or(0);
+            let name = &self.ops().nth(k).expect("an op").op().name;
+            return Err(EncodeError::unknown(Some(k), name));
+        }
+        if let Some(f) = o.format {
+            let d = Diagnostic::encoding(format!(
+                "encoding of IVP_SV2NX8_IP is not known for format {}: the public \
+                 {BUNDLE_BYTES}-byte bundle's format name is not given",
+                f.name()
+            ))
+            .rule(rules::ENCODING_KNOWN.name)
+            .hint("drop the format name to get the public narrow bundle");
+            return Err(EncodeError { op: None, diag: d });
+        }
+        let narrow = &NARROW_SLOTS;
+        if o.slots > narrow.count {
+            let last = narrow.count - 1;
+            let d = Diagnostic::rule_broken(
+                rules::BUNDLE_SLOTS.name,
+                format!(
+                    "the public IVP_SV2NX8_IP bundle is {BUNDLE_BYTES} bytes long, a narrow \
+                     format of {} slots (s0..s{last}), and this bundle uses {}",
+                    narrow.count, o.slots
+                ),
+            )
+            .provenance(narrow.prov)
+            .expected(format!(
+                "at most {} operations (nop included) in slots s0..s{last}",
+                narrow.count
+            ));
+            return Err(EncodeError { op: None, diag: d });
+        }
+        Ok(codec::encode(&o.store).expect("IVP_SV2NX8_IP encodes"))
+    }
+
+    /// `validate`'s verdict on the bundle's bytes; a bundle with no public
+    /// bytes fails `known_encoding` and decides nothing else.
+    pub fn validate(&self) -> Validation {
+        match self.encode() {
+            Ok(b) => crate::explain::validate_bytes(&b),
+            Err(e) => crate::explain::validate_unencodable(&e),
+        }
+    }
+
+    /// What `explain` shows for the bundle: its bytes field by field when it
+    /// has public bytes, else each operation's roster facts.
+    pub fn explain(&self) -> Vec<Explanation> {
+        match self.encode() {
+            Ok(b) => crate::explain::bundles(&b).expect("a bundle's bytes decode"),
+            Err(_) => crate::explain::bundle_ops(self),
+        }
+    }
+}
+
+/// Canonical text: a lone operation as itself, any other bundle as
+/// `[FORMAT] { op ; … ; nop }` (fills last), a bundle whose encoding is not
+/// public as `.byte` and its bytes.
+impl fmt::Display for Bundle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(b) = self.kept() {
+            return kept_text(b, f);
+        }
+        let o = self;
+        if !o.braced && o.count == 1 && o.format.is_none() {
+            return write!(f, "{}", self.ops().next().expect("one op"));
+        }
+        if let Some(fmt) = o.format {
+            write!(f, "{} ", fmt.name())?;
+        }
+        f.write_str("{ ")?;
+        let ops = self.ops().map(|i| i.to_string());
+        let parts: Vec<String> = ops.chain((0..o.nops).map(|_| "nop".into())).collect();
+        write!(f, "{} }}", parts.join(" ; "))
+    }
+}
+
+fn kept_text(b: &[u8; BUNDLE_BYTES], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let vals: Vec<String> = b.iter().map(|b| format!("0x{b:02x}")).collect();
+    let what = if codec::reserved_imm4(b) {
+        format!(
+            "IVP_SV2NX8_IP with imm4 = {} ({}), which the assembler rejects",
+            IMM4.reserved(),
+            IMM4.reserved() * 64
+        )
+    } else {
+        "encoding not public".to_string()
+    };
+    write!(
+        f,
+        ".byte {}  # unknown {BUNDLE_BYTES}-byte FLIX bundle ({what})",
+        vals.join(", ")
+    )
+}
+
+/// Why a bundle has no bytes: the operation whose encoding is not public (its
+/// index among [`Bundle::ops`]) or a property of the bundle, and the
+/// diagnostic (without a location) that says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeError {
+    op: Option<usize>,
+    diag: Diagnostic,
+}
+
+impl EncodeError {
+    fn unknown(op: Option<usize>, name: &str) -> EncodeError {
+        let mut d = Diagnostic::encoding(format!(
+            "encoding of {name} is not known for this configuration"
+        ))
+        .rule(rules::ENCODING_KNOWN.name);
+        if op.is_some() {
+            d = d.hint("only the narrow 8-byte IVP_SV2NX8_IP bundle has public bytes");
+        }
+        EncodeError { op, diag: d }
+    }
+    /// The index (among [`Bundle::ops`]) of the operation that has no public
+    /// encoding, when one is to blame.
+    pub fn op(&self) -> Option<usize> {
+        self.op
+    }
+    /// The diagnostic, to be located by the caller.
+    pub fn diagnostic(&self) -> &Diagnostic {
+        &self.diag
+    }
+    /// The diagnostic, by value.
+    pub fn into_diagnostic(self) -> Diagnostic {
+        self.diag
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+
+impl std::error::Error for EncodeError {}
