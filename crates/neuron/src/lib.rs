@@ -74,6 +74,7 @@
 //! - `validate`, `explain`, `lint` and the executor judge an instruction by
 //!   the same predicates.
 
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod asm;

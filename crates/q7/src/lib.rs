@@ -73,6 +73,7 @@
 //! the bench programs. The `Isa` adapter behind [`isa`] serves the `xstore`
 //! command line.
 
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod asm;
