@@ -396,7 +396,15 @@ fn spec_shape(spec: &TileSpec<'_>) -> Result<Shape, TileError> {
                     "`dtype` = \"{}\" is not an element type",
                     spec.dtype
                 ))
-                .expected("an element data type (FP64 … U4X2)"),
+                .expected(format!(
+                    "one of {}",
+                    tables::DTYPES
+                        .iter()
+                        .filter(|d| tables::dtype_storable(d.code).is_some())
+                        .map(|d| d.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
             )
         })?;
     let layout = match spec.layout {
