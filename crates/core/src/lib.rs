@@ -25,6 +25,7 @@ pub mod num;
 pub mod prov;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod scenario;
 pub mod space;
 pub mod stream;

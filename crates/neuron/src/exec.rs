@@ -42,13 +42,7 @@ pub struct Step {
 
 /// What [`Machine::run`] did: how many instructions completed, and the
 /// fault that stopped it with the index of the faulting instruction.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutcome {
-    /// Instructions that completed.
-    pub executed: usize,
-    /// The index of the faulting instruction and its fault, if one faulted.
-    pub fault: Option<(usize, ExecFault)>,
-}
+pub type RunOutcome = xstore_core::run::RunOutcome<ExecFault>;
 
 /// The register index of a name: `r` and a decimal number without a leading
 /// zero (the assembler's rule), below 64.
@@ -127,18 +121,7 @@ impl Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> RunOutcome {
-        for (i, inst) in prog.iter().enumerate() {
-            if let Err(f) = self.execute(inst, mem, trace) {
-                return RunOutcome {
-                    executed: i,
-                    fault: Some((i, f)),
-                };
-            }
-        }
-        RunOutcome {
-            executed: prog.len(),
-            fault: None,
-        }
+        xstore_core::run::run_until_fault(prog, |inst| self.execute(inst, mem, trace).map(drop))
     }
 
     /// Execute one TensorStore / TensorLoad.

@@ -168,13 +168,7 @@ fn unknown_bundle(b: &Bundle) -> Fault {
 
 /// What [`Machine::run`] did: the bundles completed and, if one faulted, its
 /// index and the fault.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutcome {
-    /// Bundles completed.
-    pub executed: usize,
-    /// The faulting bundle's index and the fault.
-    pub fault: Option<(usize, Fault)>,
-}
+pub type RunOutcome = xstore_core::run::RunOutcome<Fault>;
 
 /// The roster facts a plan reads: the store's kind, AGU mode, image and
 /// predicate lanes, and the bundle's zalign set. Computed when a bundle is
@@ -822,7 +816,7 @@ impl Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> RunOutcome {
-        self.run_each(prog, |m, b| m.execute(b, mem, trace))
+        xstore_core::run::run_until_fault(prog, |b| self.execute(b, mem, trace))
     }
 
     /// [`Machine::run`] through the staged commit, with a caller-owned
@@ -834,26 +828,6 @@ impl Machine {
         tx: &mut Transaction,
         trace: &mut T,
     ) -> RunOutcome {
-        self.run_each(prog, |m, b| m.execute_staged(b, mem, tx, trace))
-    }
-
-    #[inline(always)]
-    fn run_each(
-        &mut self,
-        prog: &[Bundle],
-        mut step: impl FnMut(&mut Self, &Bundle) -> Result<(), Fault>,
-    ) -> RunOutcome {
-        for (i, b) in prog.iter().enumerate() {
-            if let Err(f) = step(self, b) {
-                return RunOutcome {
-                    executed: i,
-                    fault: Some((i, f)),
-                };
-            }
-        }
-        RunOutcome {
-            executed: prog.len(),
-            fault: None,
-        }
+        xstore_core::run::run_until_fault(prog, |b| self.execute_staged(b, mem, tx, trace))
     }
 }

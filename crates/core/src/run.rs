@@ -1,0 +1,59 @@
+//! Running a program instruction by instruction until one faults: the loop
+//! every ISA's `Machine::run` shares.
+
+/// How a run ended: the instructions that completed, and the first fault
+/// with its instruction's index (memory and registers are as the completed
+/// instructions left them: the faulting one changed nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome<F> {
+    /// Instructions that completed.
+    pub executed: usize,
+    /// The faulting instruction's index and its fault, if one faulted.
+    pub fault: Option<(usize, F)>,
+}
+
+/// Run `step` on each instruction of `prog` in order until one returns its
+/// fault.
+#[inline]
+pub fn run_until_fault<I, F>(
+    prog: &[I],
+    mut step: impl FnMut(&I) -> Result<(), F>,
+) -> RunOutcome<F> {
+    for (i, inst) in prog.iter().enumerate() {
+        if let Err(f) = step(inst) {
+            return RunOutcome {
+                executed: i,
+                fault: Some((i, f)),
+            };
+        }
+    }
+    RunOutcome {
+        executed: prog.len(),
+        fault: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_run_stops_at_the_first_fault() {
+        let r = run_until_fault(&[1, 2, -3, 4], |&x| if x < 0 { Err(x) } else { Ok(()) });
+        assert_eq!(
+            r,
+            RunOutcome {
+                executed: 2,
+                fault: Some((2, -3))
+            }
+        );
+        let r = run_until_fault(&[1, 2], |_| Ok::<(), ()>(()));
+        assert_eq!(
+            r,
+            RunOutcome {
+                executed: 2,
+                fault: None
+            }
+        );
+    }
+}
