@@ -2,7 +2,9 @@
 //! rules of a scenario's `[symbols]` (docs/neuron.md, "Symbol tables"): the
 //! same var_id spellings, and a var_id given twice is an error naming both.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::Scratch;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn xstore(args: &[&str]) -> Output {
@@ -20,27 +22,6 @@ fn stderr(o: &Output) -> String {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("xstore-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    fn file(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// `pseudo_tensor_store.u8 [var=3], num_elem=(1,1), imm=(1)`.

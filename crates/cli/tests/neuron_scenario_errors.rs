@@ -2,8 +2,10 @@
 //! scenario file, `file:line:col: error: …` and JSON `location.file`, and
 //! `lint` rejects what `run` rejects with the same diagnostic and exit code 2.
 
+mod common;
+use common::Scratch;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn xstore(args: &[&str]) -> Output {
@@ -13,28 +15,6 @@ fn xstore(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs")
-}
-
-/// A scratch directory of this test process, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("xstore-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    fn file(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 const GOOD: &str = "ab100000000000000000000003010101000000000000000001000000010000000100000000000000000000000000000000000000000000000000000000000000";

@@ -1,8 +1,35 @@
-//! Scenarios the command-line tests share.
+//! What the command-line tests share: scenarios and a scratch directory.
+
+/// A scratch directory of this test process, removed on drop.
+#[allow(dead_code)] // not every test binary uses one
+pub struct Scratch(std::path::PathBuf);
+
+#[allow(dead_code)]
+impl Scratch {
+    /// A new directory under the system's temporary one, named by `tag`.
+    pub fn new(tag: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("xstore-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    /// Write `text` to the file `name` in it; its path.
+    pub fn file(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 /// A PTO scenario of `blocks` blocks, each storing four 64 KiB tiles row by
 /// row (stride 128): 256 KiB of writes in 4,096 rows per block, into at most
 /// 8 MiB of memory (the base registers repeat every 16 blocks).
+#[allow(dead_code)] // not every test binary builds PTO rows
 pub fn pto_rows(blocks: usize) -> String {
     let regs = [
         "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
