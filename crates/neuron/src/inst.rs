@@ -351,12 +351,12 @@ fn check_len(bytes: &[u8]) -> Result<(), DecodeError> {
 /// offset.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Instruction>, DecodeError> {
     check_len(bytes)?;
-    bytes
-        .chunks_exact(INST_LEN)
-        .enumerate()
-        .map(|(i, c)| {
-            decode_one(c.try_into().expect("64 bytes"))
-                .map_err(|e| e.offset_by((i * INST_LEN) as u64))
-        })
-        .collect()
+    // Sized once: collecting through `Result` would grow the vector by doubling.
+    let mut out = Vec::with_capacity(bytes.len() / INST_LEN);
+    for (i, c) in bytes.chunks_exact(INST_LEN).enumerate() {
+        let inst = decode_one(c.try_into().expect("64 bytes"))
+            .map_err(|e| e.offset_by((i * INST_LEN) as u64))?;
+        out.push(inst);
+    }
+    Ok(out)
 }
