@@ -3,18 +3,8 @@
 //! same var_id spellings, and a var_id given twice is an error naming both.
 
 mod common;
-use common::Scratch;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn xstore(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xstore"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
-}
+use common::{xstore, Scratch};
+use std::process::Output;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()

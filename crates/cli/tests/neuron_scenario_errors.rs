@@ -3,19 +3,9 @@
 //! `lint` rejects what `run` rejects with the same diagnostic and exit code 2.
 
 mod common;
-use common::Scratch;
+use common::{xstore, Scratch};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn xstore(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xstore"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Output;
 
 const GOOD: &str = "ab100000000000000000000003010101000000000000000001000000010000000100000000000000000000000000000000000000000000000000000000000000";
 

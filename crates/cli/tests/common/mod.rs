@@ -1,5 +1,16 @@
 //! What the command-line tests share: scenarios and a scratch directory.
 
+/// Run the built `xstore` with `args` from the repository root, stdin closed.
+#[allow(dead_code)]
+pub fn xstore(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_xstore"))
+        .args(args)
+        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
 /// A scratch directory of this test process, removed on drop.
 #[allow(dead_code)] // not every test binary uses one
 pub struct Scratch(std::path::PathBuf);
