@@ -60,6 +60,7 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod bench;
 pub mod bits;
