@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 /// One benchmark case, as `xstore bench --json` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchResult {
+    /// The case's stable name, e.g. `memory.contiguous_64k` or `neuron.decode_validate`.
     pub name: String,
     /// Our throughput, in `unit`.
     pub ours: f64,
     /// The baseline's throughput, in `unit`.
     pub baseline: f64,
+    /// The unit of both throughputs, e.g. `MiB/s` or `commits/s`.
     pub unit: String,
     /// `ours / baseline`.
     pub ratio: f64,
@@ -80,6 +82,8 @@ pub fn compare(
 pub struct XorShift(pub u64);
 
 impl XorShift {
+    /// Advance the state by one xorshift64 step (shifts 13, 7, 17) and return
+    /// the new state; a zero state stays zero.
     pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;

@@ -34,17 +34,27 @@ pub enum DiagKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Location {
+    /// No position is known; rendered `<input>`, JSON `{"type": "none"}`.
     None,
     /// 1-based line and column in a text input.
     Text {
+        /// The file's name, or `None` until [`Diagnostic::in_file`] names it
+        /// (rendered `<input>`).
         file: Option<String>,
+        /// 1-based line; 0 when only the file is known (then only the file is
+        /// rendered).
         line: u32,
+        /// 1-based column, counted in characters.
         col: u32,
     },
     /// Byte offset into a binary input, with an optional bit range `hi:lo`.
     Binary {
+        /// The file's name, or `None` until [`Diagnostic::in_file`] names it
+        /// (rendered `<input>`).
         file: Option<String>,
+        /// Offset of the byte from the start of the input.
         offset: u64,
+        /// The field's bits `(hi, lo)`, inclusive, rendered `bits hi:lo`.
         bits: Option<(u32, u32)>,
     },
 }
@@ -59,13 +69,17 @@ pub struct Diagnostic(Box<DiagnosticData>);
 /// The fields of a [`Diagnostic`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiagnosticData {
+    /// What went wrong, broadly; JSON `kind` in snake_case.
     pub kind: DiagKind,
+    /// What is wrong, in one sentence; the constructors pass it through [`clip`].
     pub message: String,
+    /// Where the error points.
     pub location: Location,
     /// The rule's name (a specification predicate, a model rule).
     pub rule: Option<String>,
     /// The allowed range or set.
     pub expected: Option<String>,
+    /// How to fix the input, rendered on its own `hint:` line.
     pub hint: Option<String>,
     /// How well the broken rule is known (the provenance of its table row).
     pub provenance: Option<crate::Provenance>,
@@ -142,6 +156,8 @@ pub fn clip(text: String) -> String {
 }
 
 impl Diagnostic {
+    /// An error of `kind` with `message` (passed through [`clip`]), no location,
+    /// rule, expectation, hint or provenance.
     pub fn new(kind: DiagKind, message: impl Into<String>) -> Self {
         Diagnostic(Box::new(DiagnosticData {
             kind,
@@ -154,21 +170,28 @@ impl Diagnostic {
         }))
     }
 
+    /// A [`DiagKind::Syntax`] error: text that does not parse.
     pub fn syntax(message: impl Into<String>) -> Self {
         Self::new(DiagKind::Syntax, message)
     }
+    /// A [`DiagKind::Range`] error: a value outside its allowed range or set.
     pub fn range(message: impl Into<String>) -> Self {
         Self::new(DiagKind::Range, message)
     }
+    /// A [`DiagKind::Rule`] error naming the broken `rule`.
     pub fn rule_broken(rule: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(DiagKind::Rule, message).rule(rule)
     }
+    /// A [`DiagKind::Encoding`] error: bytes that do not decode.
     pub fn encoding(message: impl Into<String>) -> Self {
         Self::new(DiagKind::Encoding, message)
     }
+    /// A [`DiagKind::Unsupported`] error: something the model knowingly does
+    /// not cover.
     pub fn unsupported(message: impl Into<String>) -> Self {
         Self::new(DiagKind::Unsupported, message)
     }
+    /// A [`DiagKind::Scenario`] error: an inconsistent scenario file.
     pub fn scenario(message: impl Into<String>) -> Self {
         Self::new(DiagKind::Scenario, message)
     }
@@ -193,14 +216,17 @@ impl Diagnostic {
         self
     }
 
+    /// Name the rule the error breaks (a specification predicate, a model rule).
     pub fn rule(mut self, rule: impl Into<String>) -> Self {
         self.rule = Some(clip(rule.into()));
         self
     }
+    /// Say what is allowed, rendered after `; expected`.
     pub fn expected(mut self, expected: impl Into<String>) -> Self {
         self.expected = Some(clip(expected.into()));
         self
     }
+    /// Add a hint on how to fix the input.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(clip(hint.into()));
         self
@@ -316,7 +342,7 @@ impl std::error::Error for Diagnostic {}
 /// for a text that is not ASCII, a count over at most two 64-byte blocks (the
 /// characters before every block are kept). So positions on a very long line
 /// cost no more than on a short one, in whatever order they are asked.
-pub struct LineIndex<'a> {
+pub(crate) struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
     /// Characters before each [`BLOCK`]-byte block; empty for an ASCII text,
@@ -327,7 +353,8 @@ pub struct LineIndex<'a> {
 const BLOCK: usize = 64;
 
 impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> Self {
+    /// Index `text` in one pass.
+    pub(crate) fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         crate::text::meter::add(text.len());
@@ -362,7 +389,9 @@ impl<'a> LineIndex<'a> {
             + crate::text::count_chars(&self.text.as_bytes()[from..offset])
     }
 
-    pub fn line_col(&self, offset: usize) -> (u32, u32) {
+    /// The 1-based (line, column) of byte `offset`, the column counted in
+    /// characters; an offset past the end is taken as the end.
+    pub(crate) fn line_col(&self, offset: usize) -> (u32, u32) {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];

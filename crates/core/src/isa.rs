@@ -13,22 +13,32 @@ use crate::tomlval::Value;
 /// A region of a named memory profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegionDef {
+    /// The region's name, as memory maps and messages show it (e.g. `SBUF`).
     pub name: &'static str,
+    /// Address of the region's first byte.
     pub base: u64,
+    /// Length in bytes; non-zero, and `base + size - 1` does not pass 2^64 - 1.
     pub size: u64,
+    /// Whether instructions may write the region.
     pub access: Access,
 }
 
 /// A named default memory map (and option set) of an ISA.
 #[derive(Debug, Clone, Copy)]
 pub struct ProfileDef {
+    /// The name a scenario's `profile` key selects, e.g. `nc-v2`.
     pub name: &'static str,
+    /// One sentence on the target and its windows, for the docs' profile table.
     pub description: &'static str,
+    /// The regions of the map; disjoint.
     pub regions: &'static [RegionDef],
+    /// Where the profile's addresses and sizes come from.
     pub provenance: Provenance,
 }
 
 impl ProfileDef {
+    /// The profile's regions as a memory map, each named and filled with 0.
+    /// Panics when the table holds an invalid or overlapping region.
     pub fn map(&self) -> MemoryMap {
         let regions = self
             .regions
@@ -48,6 +58,7 @@ impl ProfileDef {
 pub struct Example {
     /// Path relative to the repository root, e.g. `examples/pto/local.toml`.
     pub path: &'static str,
+    /// The scenario file's text.
     pub text: &'static str,
 }
 
@@ -238,22 +249,28 @@ pub fn check_scenario(isa: &dyn Isa, sc: &Scenario) -> Result<(), Diagnostic> {
 /// Result of running a scenario, its writes kept.
 #[derive(Debug, Clone)]
 pub struct RunResult {
+    /// What the executor reported.
     pub exec: Exec,
+    /// Every write committed, in commit order.
     pub writes: Vec<WriteRecord>,
+    /// Memory after execution.
     pub memory: Memory,
     /// Each `[expect]` item that does not hold, as a sentence.
     pub expect_failures: Vec<String>,
+    /// Whether the scenario has an `[expect]` table.
     pub has_expect: bool,
 }
 
 /// Result of running a scenario whose writes went to a sink.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// What the executor reported.
     pub exec: Exec,
     /// Memory after execution.
     pub memory: Memory,
     /// Each `[expect]` item that does not hold, as a sentence.
     pub expect_failures: Vec<String>,
+    /// Whether the scenario has an `[expect]` table.
     pub has_expect: bool,
 }
 

@@ -9,22 +9,29 @@ use serde::Serialize;
 /// One field of an instruction, as `explain` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExplainField {
+    /// The field's name in the ISA's field table, e.g. `opcode`.
     pub name: String,
     /// Bit or byte range, e.g. `bytes 16..24` or `31:27`.
     pub bits: String,
     /// The raw value as written in the instruction (hex).
     pub raw: String,
+    /// What the raw value means: the decoded value, its unit or its name.
     pub meaning: String,
+    /// How well the field's meaning is known (the provenance of its table row).
     pub provenance: Provenance,
 }
 
 /// `explain` for one instruction (or one mnemonic).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Explanation {
+    /// One line naming what is explained, e.g. the instruction and its opcode.
     pub title: String,
     /// The instruction's bytes in memory order (empty when explaining a mnemonic).
     pub hex: String,
+    /// The fields, in the order the ISA's table lists them.
     pub fields: Vec<ExplainField>,
+    /// Sentences about the whole instruction, e.g. its assembly or the
+    /// provenance of its opcode.
     pub notes: Vec<String>,
 }
 
@@ -32,18 +39,23 @@ pub struct Explanation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckOrigin {
+    /// The check's rule comes from a specification or vendor source; JSON `spec`.
     Spec,
+    /// The check's rule is this project's `assumed` default; JSON `assumed`.
     Assumed,
 }
 
 /// One validation check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
+    /// The check's stable name (its [`CheckDef`](crate::rules::CheckDef) row's,
+    /// prefixed with the instruction's index in a stream).
     pub name: String,
     /// `Some(true)` passed, `Some(false)` failed, `None` not checkable: the
     /// input cannot decide it (the detail says why). JSON: `true`, `false`,
     /// `null`.
     pub passed: Option<bool>,
+    /// Whether the rule comes from the specification or is assumed.
     pub origin: CheckOrigin,
     /// Which field, its value and the allowed range or set (for a failure), or a
     /// note such as "not checkable".
@@ -60,9 +72,11 @@ impl Check {
 /// `validate`'s verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Validation {
+    /// True when no check failed (checks that cannot be decided do not count).
     pub valid: bool,
     /// Names of the failed checks (specification names first).
     pub failed: Vec<String>,
+    /// Every check, passed, failed or not checkable, in the order they ran.
     pub checks: Vec<Check>,
 }
 
@@ -83,11 +97,15 @@ impl Validation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// A hazard in the program; `lint` counts these in its `warnings` total.
     Warning,
+    /// Something the model does not carry out (such as events it does not
+    /// execute), reported but not counted as a warning.
     Note,
 }
 
 impl Severity {
+    /// The name `lint` prints and JSON carries: `warning` or `note`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Warning => "warning",
@@ -101,7 +119,9 @@ impl Severity {
 pub struct Finding {
     /// Stable name of the lint.
     pub rule: String,
+    /// The severity of the finding's rule.
     pub severity: Severity,
+    /// What was found, in one sentence.
     pub message: String,
     /// Line in the scenario file, when the finding belongs to a program line.
     pub line: Option<u32>,
@@ -112,8 +132,12 @@ pub struct Finding {
 /// A fault as reported by `run`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FaultReport {
+    /// The fault kind's stable name, one of the ISA's `fault_kinds` (e.g.
+    /// `read_only`).
     pub kind: String,
+    /// The first failing byte, when the fault has an address.
     pub address: Option<u64>,
+    /// The fault in one sentence, as `run` prints it.
     pub message: String,
     /// The ISA's numeric fault code, where it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,6 +151,7 @@ pub struct FaultReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum RegValue {
+    /// A register of at most 64 bits, as a JSON number.
     Int(u64),
     /// Wide registers, lane 0 first, as hex.
     Hex(String),
@@ -135,7 +160,9 @@ pub enum RegValue {
 /// One register after execution.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RegReport {
+    /// The register's name as the ISA spells it.
     pub name: String,
+    /// The register's value after execution.
     pub value: RegValue,
     /// Whether execution changed it.
     pub changed: bool,
@@ -144,8 +171,12 @@ pub struct RegReport {
 /// What an ISA's executor reports (memory effects travel through the trace).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Exec {
+    /// How execution ended: ok, at a fault, or pending.
     pub outcome: Outcome,
+    /// The fault that stopped execution, when the outcome is a fault.
     pub fault: Option<FaultReport>,
+    /// Sentences about execution that are not faults, e.g. why a block is
+    /// pending or what the model carried but did not execute.
     pub warnings: Vec<String>,
     /// Final registers (all of them; `run` prints the changed ones).
     pub regs: Vec<RegReport>,
@@ -154,6 +185,8 @@ pub struct Exec {
 }
 
 impl Exec {
+    /// A clean run of `executed` instructions: outcome `ok`, no fault, no
+    /// warnings and no registers.
     pub fn ok(executed: usize) -> Self {
         Exec {
             outcome: Outcome::Ok,
@@ -168,6 +201,8 @@ impl Exec {
 /// One memory write as `run` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteRecord {
+    /// Address of the first byte written.
     pub addr: u64,
+    /// The bytes now in memory, as hex in address order.
     pub hex: String,
 }

@@ -16,14 +16,18 @@ use crate::tomlval::{parse_document, Fields, Item, Key, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
+    /// Every instruction completed; JSON and scenario files write `ok`.
     Ok,
+    /// An instruction faulted and wrote nothing; written `fault`.
     Fault,
-    /// The instruction waits on state that never becomes ready; it had no effect.
+    /// The instruction waits on state that never becomes ready; it had no
+    /// effect. Written `pending`.
     Pending,
 }
 
 impl Outcome {
-    pub fn parse(s: &str) -> Option<Outcome> {
+    /// The outcome `[expect] outcome` names (`ok`, `fault` or `pending`).
+    pub(crate) fn parse(s: &str) -> Option<Outcome> {
         match s {
             "ok" => Some(Outcome::Ok),
             "fault" => Some(Outcome::Fault),
@@ -31,6 +35,7 @@ impl Outcome {
             _ => None,
         }
     }
+    /// The name scenario files and JSON use: `ok`, `fault` or `pending`.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Ok => "ok",
@@ -43,24 +48,39 @@ impl Outcome {
 /// A `[[memory]]` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegionSpec {
+    /// The region: `base`, `size`, `access` (default `rw`), `fill` (default 0)
+    /// and `name` (default `memory[i]`, `i` its index in the array).
     pub region: Region,
+    /// 1-based line of the entry's table in the file.
     pub line: u32,
+    /// 1-based column of the entry's table in the file.
     pub col: u32,
 }
 
 /// Initial bytes of an `[[init]]` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InitData {
+    /// `hex = "…"`: these bytes, in address order.
     Hex(Vec<u8>),
-    Fill { byte: u8, len: u64 },
+    /// `fill` with `len`: `len` copies of one byte.
+    Fill {
+        /// The byte to repeat.
+        byte: u8,
+        /// How many bytes to write.
+        len: u64,
+    },
 }
 
 /// An `[[init]]` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InitSpec {
+    /// `addr`: the first byte initialised.
     pub addr: u64,
+    /// The bytes to put there, loaded past the regions' permissions.
     pub data: InitData,
+    /// 1-based line of the entry's table in the file.
     pub line: u32,
+    /// 1-based column of the entry's table in the file.
     pub col: u32,
 }
 
@@ -69,12 +89,23 @@ pub struct InitSpec {
 pub enum Program {
     /// `program = """…"""`; `origin` is the (line, col) of the text's first
     /// character in the file, for relocating parser errors.
-    Text { text: String, origin: (u32, u32) },
+    Text {
+        /// The assembly, as the string holds it.
+        text: String,
+        /// 1-based (line, col) of the text's first character in the file.
+        origin: (u32, u32),
+    },
     /// `program_hex = "…"`.
-    Hex { bytes: Vec<u8>, origin: (u32, u32) },
+    Hex {
+        /// The program's bytes, decoded from the hex string.
+        bytes: Vec<u8>,
+        /// 1-based (line, col) of the string value (its opening quote) in the file.
+        origin: (u32, u32),
+    },
 }
 
 impl Program {
+    /// The `origin` of either form: where the program is written in the file.
     pub fn origin(&self) -> (u32, u32) {
         match self {
             Program::Text { origin, .. } | Program::Hex { origin, .. } => *origin,
@@ -85,7 +116,10 @@ impl Program {
 /// `[expect] fault`: a kind name and optionally the fault address.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpectFault {
+    /// The fault kind's name, compared without regard to case with the ISA's;
+    /// `None` when the table form omits `kind` (any kind matches).
     pub kind: Option<String>,
+    /// The address the fault must report, when given.
     pub address: Option<u64>,
     /// Where the kind (or the `fault` value) is written, for the error when
     /// the kind is not one of the ISA's.
@@ -95,17 +129,24 @@ pub struct ExpectFault {
 /// An `[[expect.memory]]` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpectMemory {
+    /// `addr`: the first byte compared.
     pub addr: u64,
+    /// `hex`: the bytes memory must hold from `addr` after execution.
     pub bytes: Vec<u8>,
+    /// 1-based line of the entry's table in the file.
     pub line: u32,
+    /// 1-based column of the entry's table in the file.
     pub col: u32,
 }
 
 /// The `[expect]` table.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Expect {
+    /// `outcome`: how execution must end, when given.
     pub outcome: Option<Outcome>,
+    /// `fault`: the fault execution must stop at, when given.
     pub fault: Option<ExpectFault>,
+    /// `[[expect.memory]]`: byte ranges to compare after execution, in file order.
     pub memory: Vec<ExpectMemory>,
     /// `[expect.regs]`: register name → expected value (the ISA interprets it).
     pub regs: Vec<(Key, Item)>,
@@ -114,22 +155,30 @@ pub struct Expect {
 /// A parsed scenario file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
+    /// The file name given to [`Scenario::parse`], which errors carry.
     pub file: String,
+    /// `isa`: the name of the ISA the scenario is for, one of those it was
+    /// parsed against.
     pub isa: String,
+    /// `profile`: the memory profile's name and its value (whose position an
+    /// unknown profile's error points at); `None` means the ISA's first profile.
     pub profile: Option<(String, Item)>,
     /// `[[memory]]`, replacing the profile's map when present.
     pub memory: Option<Vec<RegionSpec>>,
+    /// `[[init]]`, in file order, loaded once the memory is built.
     pub init: Vec<InitSpec>,
     /// `[regs]`, in file order; the ISA checks the names and values.
     pub regs: Vec<(Key, Item)>,
+    /// `program` or `program_hex` (exactly one of them).
     pub program: Program,
+    /// `[expect]`, when present.
     pub expect: Option<Expect>,
     /// The ISA's own top-level keys, in file order.
     pub extra: Vec<(Key, Item)>,
 }
 
 /// The common top-level keys.
-pub const COMMON_KEYS: &[&str] = &[
+pub(crate) const COMMON_KEYS: &[&str] = &[
     "isa",
     "profile",
     "memory",

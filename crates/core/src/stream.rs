@@ -41,7 +41,9 @@ impl WriteSink for VecTrace {
 /// Counts the writes and their bytes, and keeps nothing.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct WriteCount {
+    /// Writes received: one per call of [`WriteSink::write`].
     pub writes: u64,
+    /// Bytes received over all writes.
     pub bytes: u64,
 }
 

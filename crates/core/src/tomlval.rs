@@ -12,8 +12,12 @@ use toml::Spanned;
 /// A table key and where it was written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Key {
+    /// The key as TOML reads it (quotes removed, escapes resolved); one part
+    /// of a dotted key.
     pub name: String,
+    /// 1-based line where the key is written.
     pub line: u32,
+    /// 1-based column where the key is written, counted in characters.
     pub col: u32,
 }
 
@@ -22,19 +26,28 @@ pub struct Key {
 pub enum Value {
     /// Every TOML integer, widened so hex values up to 2^64 - 1 fit.
     Int(i128),
+    /// A TOML float.
     Float(f64),
+    /// A TOML string of any of the four kinds, its content as TOML reads it.
     Str(String),
+    /// A TOML boolean.
     Bool(bool),
+    /// A TOML date, time or date-time, kept as its text.
     Datetime(String),
+    /// A TOML array (an array of tables too), its elements in source order.
     Array(Vec<Item>),
+    /// A TOML table, inline or not.
     Table(Table),
 }
 
 /// A value and where it starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
+    /// The value itself.
     pub value: Value,
+    /// 1-based line where the value starts.
     pub line: u32,
+    /// 1-based column where the value starts, counted in characters.
     pub col: u32,
     /// Byte range of the value in the source text.
     pub span: std::ops::Range<usize>,
@@ -43,6 +56,7 @@ pub struct Item {
 /// A table's entries in source order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {
+    /// Each key with its value, in the order the text writes them.
     pub entries: Vec<(Key, Item)>,
 }
 
@@ -209,6 +223,8 @@ fn convert_item(
 }
 
 impl Value {
+    /// The value's type with its article, as messages say it: `an integer`,
+    /// `a string`, `a table`, ….
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Int(_) => "an integer",
@@ -235,6 +251,7 @@ impl Item {
         ))
     }
 
+    /// The integer, or an error naming the key `what` and the type found.
     pub fn as_int(&self, what: &str) -> Result<i128, Diagnostic> {
         match self.value {
             Value::Int(n) => Ok(n),
@@ -253,32 +270,39 @@ impl Item {
         Ok(n)
     }
 
+    /// An integer in `0..=2^64 - 1`.
     pub fn as_u64(&self, what: &str) -> Result<u64, Diagnostic> {
         self.as_int_in(what, 0, u64::MAX as i128).map(|n| n as u64)
     }
+    /// An integer in `0..=2^32 - 1`.
     pub fn as_u32(&self, what: &str) -> Result<u32, Diagnostic> {
         self.as_int_in(what, 0, u32::MAX as i128).map(|n| n as u32)
     }
-    pub fn as_u8(&self, what: &str) -> Result<u8, Diagnostic> {
+    /// An integer in `0..=255`.
+    pub(crate) fn as_u8(&self, what: &str) -> Result<u8, Diagnostic> {
         self.as_int_in(what, 0, 255).map(|n| n as u8)
     }
+    /// An integer in `-2^63..=2^63 - 1`.
     pub fn as_i64(&self, what: &str) -> Result<i64, Diagnostic> {
         self.as_int_in(what, i64::MIN as i128, i64::MAX as i128)
             .map(|n| n as i64)
     }
 
+    /// The string's content, or an error naming the key `what` and the type found.
     pub fn as_str(&self, what: &str) -> Result<&str, Diagnostic> {
         match &self.value {
             Value::Str(s) => Ok(s),
             _ => Err(self.wrong_type(what, "a string")),
         }
     }
+    /// The boolean, or an error naming the key `what` and the type found.
     pub fn as_bool(&self, what: &str) -> Result<bool, Diagnostic> {
         match self.value {
             Value::Bool(b) => Ok(b),
             _ => Err(self.wrong_type(what, "a boolean")),
         }
     }
+    /// A number: a float as it is, an integer converted to `f64`.
     pub fn as_float(&self, what: &str) -> Result<f64, Diagnostic> {
         match self.value {
             Value::Float(f) => Ok(f),
@@ -286,12 +310,14 @@ impl Item {
             _ => Err(self.wrong_type(what, "a number")),
         }
     }
+    /// The array's elements, or an error naming the key `what` and the type found.
     pub fn as_array(&self, what: &str) -> Result<&[Item], Diagnostic> {
         match &self.value {
             Value::Array(a) => Ok(a),
             _ => Err(self.wrong_type(what, "an array")),
         }
     }
+    /// The table, or an error naming the key `what` and the type found.
     pub fn as_table(&self, what: &str) -> Result<&Table, Diagnostic> {
         match &self.value {
             Value::Table(t) => Ok(t),
@@ -345,6 +371,8 @@ pub struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    /// Reader over `table`, which messages call `context` and whose missing
+    /// keys are reported at `at` (1-based line, column).
     pub fn new(table: &'a Table, context: impl Into<String>, at: (u32, u32)) -> Self {
         Fields {
             table,
@@ -362,6 +390,7 @@ impl<'a> Fields<'a> {
         Ok(Fields::new(t, context, (item.line, item.col)))
     }
 
+    /// The table's name as messages give it, e.g. `[[memory]]`.
     pub fn context(&self) -> &str {
         &self.context
     }
