@@ -4,15 +4,23 @@
 use crate::gen;
 use crate::text::{load, CAP};
 use arbitrary::Unstructured;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 use xstore_core::hex;
 use xstore_core::isa::{run_scenario, Isa};
 
-/// Instructions the targets have executed (completed), for the smoke test to
-/// show that its inputs reach the executors.
-pub static EXECUTED: AtomicUsize = AtomicUsize::new(0);
-/// Faults the execution target has checked for atomicity.
-pub static FAULTS_CHECKED: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Instructions the targets have executed (completed) on this thread, for
+    /// the smoke test to show that its inputs reach the executors.
+    pub(crate) static EXECUTED: Cell<usize> = const { Cell::new(0) };
+    /// Faults the execution target has checked for atomicity on this thread.
+    pub(crate) static FAULTS_CHECKED: Cell<usize> = const { Cell::new(0) };
+    /// Inputs that executed at least one instruction, on this thread.
+    pub(crate) static EXECUTING: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count(c: &'static std::thread::LocalKey<Cell<usize>>, n: usize) {
+    c.with(|c| c.set(c.get() + n));
+}
 
 /// A program generated from the ISA's examples (see the `gen` module) runs;
 /// when instruction `i` faults, the same scenario cut before `i` runs clean
@@ -30,7 +38,8 @@ pub fn execute(isa: &dyn Isa, data: &[u8]) {
     let Ok(full) = run_scenario(isa, &sc, CAP) else {
         return;
     };
-    EXECUTED.fetch_add(full.exec.executed, Ordering::Relaxed);
+    count(&EXECUTED, full.exec.executed);
+    count(&EXECUTING, usize::from(full.exec.executed > 0));
     let Some(i) = full.exec.fault.as_ref().and_then(|f| f.instruction) else {
         return;
     };
@@ -54,7 +63,7 @@ pub fn execute(isa: &dyn Isa, data: &[u8]) {
         regs(&part.exec),
         "instruction {i} faulted but changed registers:\n{text}"
     );
-    FAULTS_CHECKED.fetch_add(1, Ordering::Relaxed);
+    count(&FAULTS_CHECKED, 1);
 }
 
 /// A valign stream: `IVP_ZALIGN`, then appends (`IVP_SA2NX8_IP`: 64 bytes;
@@ -119,7 +128,8 @@ fn valign_case(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     );
     let (sc, isa) = load(&text).expect("the valign scenario loads");
     let r = run_scenario(isa, &sc, CAP).expect("the valign scenario runs");
-    EXECUTED.fetch_add(r.exec.executed, Ordering::Relaxed);
+    count(&EXECUTED, r.exec.executed);
+    count(&EXECUTING, usize::from(r.exec.executed > 0));
     assert!(
         r.exec.fault.is_none(),
         "the stream faulted: {:?}\n{text}",

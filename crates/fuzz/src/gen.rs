@@ -100,17 +100,19 @@ const INTERESTING: &[u64] = &[
 ];
 
 fn number(u: &mut Unstructured<'_>, old: u64) -> arbitrary::Result<u64> {
-    Ok(match u.int_in_range(0..=3u8)? {
-        0 => old,
-        1 => old.wrapping_add(u.int_in_range(0..=8u64)?).wrapping_sub(4),
-        2 => *u.choose(INTERESTING)?,
+    Ok(match u.int_in_range(0..=7u8)? {
+        0..=3 => old
+            .saturating_add(u.int_in_range(0..=8u64)?)
+            .saturating_sub(4),
+        4..=5 => *u.choose(INTERESTING)?,
+        6 => old,
         _ => u.int_in_range(0..=0xffffu64)?,
     })
 }
 
 /// Change some numbers of an instruction: literals (decimal or 0x hex) and
 /// the numbers of register-like names (`a3`, `v12`, `r5`, `T#1`).
-fn mutate(u: &mut Unstructured<'_>, inst: &str) -> arbitrary::Result<String> {
+fn mutate(u: &mut Unstructured<'_>, isa: &str, inst: &str) -> arbitrary::Result<String> {
     let b = inst.as_bytes();
     let mut out = String::with_capacity(inst.len());
     let mut i = 0;
@@ -133,8 +135,26 @@ fn mutate(u: &mut Unstructured<'_>, inst: &str) -> arbitrary::Result<String> {
         let word_start = inst[..start]
             .rfind(|c: char| !c.is_ascii_alphanumeric() && c != '#' && c != '_')
             .map_or(0, |p| p + 1);
-        let dtype = word_start > 0 && b[word_start - 1] == b'.';
-        if dtype || !u.ratio(1, 4)? {
+        // Only a register-like name (letters, then the number) changes its
+        // number: a mnemonic (`IVP_SV2NX8_IP`) keeps its digits.
+        let mnemonic = inst[word_start..start].contains('_');
+        let dtype = (word_start > 0 && b[word_start - 1] == b'.') || mnemonic;
+        // PTO names carry their digits (`a7`, `U16`, `LB2`, `FP32`) and a mask
+        // is four binary digits: changing those only makes assembly errors.
+        let inside = |key: &str| {
+            inst[..start]
+                .rfind(key)
+                .is_some_and(|k| !inst[k..start].contains(')'))
+        };
+        // A Neuron instruction lists one immediate per element: a changed
+        // element count only makes an assembly error.
+        let fixed = (isa == "pto" && (in_name || inst[..start].ends_with("mask=")))
+            || (isa == "neuron" && inside("num_elem=("));
+        let byte = isa == "neuron" && inside("imm=(");
+        // PTO blocks store whole tiles into a 4 KiB map: a changed dimension
+        // or offset mostly faults, so PTO numbers change less often.
+        let odds = if isa == "pto" { 10 } else { 4 };
+        if dtype || fixed || !u.ratio(1, odds)? {
             out.push_str(tok);
             continue;
         }
@@ -146,10 +166,14 @@ fn mutate(u: &mut Unstructured<'_>, inst: &str) -> arbitrary::Result<String> {
         if in_name {
             // A register number: mostly in its file, sometimes just past it.
             out.push_str(&u.int_in_range(0..=old.max(15) + 1)?.to_string());
-        } else if hex {
-            out.push_str(&format!("{:#x}", number(u, old)?));
         } else {
-            out.push_str(&number(u, old)?.to_string());
+            // Immediates stay in the byte range every data type holds.
+            let n = number(u, old)? % if byte { 256 } else { u64::MAX };
+            out.push_str(&if hex {
+                format!("{n:#x}")
+            } else {
+                n.to_string()
+            });
         }
     }
     Ok(out)
@@ -196,7 +220,7 @@ pub(crate) fn scenario(isa: &dyn Isa, u: &mut Unstructured<'_>) -> arbitrary::Re
     for _ in 0..u.int_in_range(1..=8u8)? {
         let inst = u.choose(&pool)?;
         insts.push(if u.ratio(1, 2)? {
-            mutate(u, inst)?
+            mutate(u, isa.name(), inst)?
         } else {
             inst.clone()
         });
@@ -204,14 +228,14 @@ pub(crate) fn scenario(isa: &dyn Isa, u: &mut Unstructured<'_>) -> arbitrary::Re
     if let Some(Value::Table(regs)) = doc.get_mut("regs") {
         for (_, v) in regs.iter_mut() {
             if let Value::Integer(n) = v {
-                if u.ratio(1, 4)? {
+                if u.ratio(1, 10)? {
                     *n = number(u, *n as u64)? as i64;
                 }
             }
         }
     }
     // A template's initial bytes need its own map.
-    if !doc.contains_key("init") && u.ratio(1, 3)? {
+    if !doc.contains_key("init") && u.ratio(1, 5)? {
         doc.insert("memory".into(), memory_map(u)?);
     }
     Ok(Some(Gen { doc, insts }))

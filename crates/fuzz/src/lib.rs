@@ -64,14 +64,24 @@ pub static TARGETS: &[Target] = per_isa![
     "q7_valign" => q7_valign,
 ];
 
-/// (instructions executed, faults checked for atomicity) by the execution
-/// targets so far in this process.
-pub fn exec_counts() -> (usize, usize) {
-    use std::sync::atomic::Ordering::Relaxed;
-    (
-        exec::EXECUTED.load(Relaxed),
-        exec::FAULTS_CHECKED.load(Relaxed),
-    )
+/// What the execution targets have done so far on this thread.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExecCounts {
+    /// Instructions executed (completed).
+    pub executed: usize,
+    /// Faults checked for atomicity.
+    pub faults_checked: usize,
+    /// Inputs that executed at least one instruction.
+    pub executing_inputs: usize,
+}
+
+/// The execution targets' counts on this thread.
+pub fn exec_counts() -> ExecCounts {
+    ExecCounts {
+        executed: exec::EXECUTED.with(|c| c.get()),
+        faults_checked: exec::FAULTS_CHECKED.with(|c| c.get()),
+        executing_inputs: exec::EXECUTING.with(|c| c.get()),
+    }
 }
 
 /// The target named `name`.
