@@ -23,16 +23,16 @@ use std::process::ExitCode;
                   warnings found (lint); 2 bad input, scenario error or a failed write to stdout. \
                   A closed stdout (`xstore demo | head -1`) ends a command quietly with 0."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Machine-readable JSON output.
     #[arg(long, global = true)]
-    pub json: bool,
+    pub(crate) json: bool,
     #[command(subcommand)]
-    pub cmd: Cmd,
+    pub(crate) cmd: Cmd,
 }
 
 #[derive(Subcommand)]
-pub enum Cmd {
+pub(crate) enum Cmd {
     /// AWS Neuron sequencer TensorStore / TensorLoad (64-byte MEM_2D)
     Neuron {
         #[command(subcommand)]
@@ -83,7 +83,7 @@ pub enum Cmd {
 
 /// The commands every ISA has.
 #[derive(Subcommand)]
-pub enum IsaCmd {
+pub(crate) enum IsaCmd {
     /// Assembly text (file or stdin) → one hex line per instruction
     Asm {
         /// Input file (stdin when absent)
@@ -105,7 +105,7 @@ pub enum IsaCmd {
 
 /// Neuron's commands: the common ones and `lower`.
 #[derive(Subcommand)]
-pub enum NeuronCmd {
+pub(crate) enum NeuronCmd {
     #[command(flatten)]
     Common(IsaCmd),
     /// Rewrite pseudo instructions (0xcd/0xce) into TensorStore/TensorLoad
@@ -127,16 +127,16 @@ pub enum NeuronCmd {
 /// Bytes given as hex arguments, as hex text (stdin or a file) or as a binary
 /// file.
 #[derive(Args)]
-pub struct BytesIn {
+pub(crate) struct BytesIn {
     /// Hex bytes in memory order (arguments are concatenated); `-` or none:
     /// read hex text from stdin (the output of `asm` pastes as it is)
-    pub hex: Vec<String>,
+    pub(crate) hex: Vec<String>,
     /// Read hex text from this file (`-`: stdin); whitespace and newlines separate
     #[arg(long, value_name = "FILE", conflicts_with = "file")]
-    pub hex_file: Option<String>,
+    pub(crate) hex_file: Option<String>,
     /// Read raw bytes from this binary file
     #[arg(long, value_name = "BIN")]
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
 }
 
 fn main() -> ExitCode {

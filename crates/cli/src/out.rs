@@ -1,5 +1,5 @@
 //! The one output layer. Every byte a command prints on stdout goes through
-//! [`write_str`] (or the [`outln!`] macro), into one buffer of [`BUFFER`]
+//! [`write_str`] (or the `outln!` macro), into one buffer of [`BUFFER`]
 //! bytes; nothing else in the crate prints (the crate denies `println!` and
 //! `eprintln!`).
 //!
