@@ -429,34 +429,64 @@ fn run_op<M: AddressSpace>(
     if got_before != before {
         return Err("memory differs from the reference before the operation".into());
     }
+    match op {
+        Op::Read(addr, n) => return check_read(mem, r, *addr, *n, stats),
+        Op::Probe(ws) => return check_probe(mem, r, ws),
+        _ => {}
+    }
     let mut trace = VecTrace::default();
-    // (result, the writes the reference applies if the probe is clean)
-    let (got, expect, plan): (Result<(), Fault>, Result<(), Fault>, Vec<_>) = match op {
-        Op::Read(addr, n) => {
-            let mut buf = vec![0u8; *n];
-            let got = mem.read(*addr, &mut buf).map(|_| buf);
-            let want = r.read(*addr, *n);
-            stats.reads += 1;
-            return if got == want {
-                Ok(())
-            } else {
-                Err(format!("read gave {got:?}, the rule {want:?}"))
-            };
-        }
-        Op::Probe(ws) => {
-            let tx = build_tx(ws);
-            let got = mem.probe(&Writes::Tx(&tx));
-            let want = r.probe(&tx_extents(&tx));
-            return match (got, want) {
-                (g, w) if g == w => Ok(()),
-                (Err(f), Ok(())) if matches!(f.kind, FaultKind::AllocationCap { .. }) => Ok(()),
-                (g, w) => Err(format!("probe gave {g:?}, the rule {w:?}")),
-            };
-        }
+    let (got, expect, plan) = write_op(op, mem, r, &mut trace)?;
+    judge(mem, r, stats, &wins, &before, &trace, got, expect, &plan)
+}
+
+/// A write the reference applies: its address, bytes and mask.
+type Planned = (u64, Vec<u8>, Option<Vec<u8>>);
+
+/// A read, compared with the reference's.
+fn check_read<M: AddressSpace>(
+    mem: &M,
+    r: &Reference,
+    addr: u64,
+    n: usize,
+    stats: &mut Stats,
+) -> Result<(), String> {
+    let mut buf = vec![0u8; n];
+    let got = mem.read(addr, &mut buf).map(|_| buf);
+    let want = r.read(addr, n);
+    stats.reads += 1;
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("read gave {got:?}, the rule {want:?}"))
+    }
+}
+
+/// A probe, compared with the reference's (a resource fault allowed).
+fn check_probe<M: AddressSpace>(mem: &M, r: &Reference, ws: &[W]) -> Result<(), String> {
+    let tx = build_tx(ws);
+    let got = mem.probe(&Writes::Tx(&tx));
+    let want = r.probe(&tx_extents(&tx));
+    match (got, want) {
+        (g, w) if g == w => Ok(()),
+        (Err(f), Ok(())) if matches!(f.kind, FaultKind::AllocationCap { .. }) => Ok(()),
+        (g, w) => Err(format!("probe gave {g:?}, the rule {w:?}")),
+    }
+}
+
+/// Run a writing operation: (its result, the reference's verdict, the
+/// writes the reference applies if the probe is clean).
+#[allow(clippy::type_complexity)]
+fn write_op<M: AddressSpace>(
+    op: &Op,
+    mem: &mut M,
+    r: &Reference,
+    trace: &mut VecTrace,
+) -> Result<(Result<(), Fault>, Result<(), Fault>, Vec<Planned>), String> {
+    Ok(match op {
         Op::Commit(ws) => {
             let tx = build_tx(ws);
             let want = r.probe(&tx_extents(&tx));
-            let got = mem.commit(&tx, &mut trace);
+            let got = mem.commit(&tx, trace);
             let plan = tx
                 .ops()
                 .map(|(a, d, m, _)| (a, d.to_vec(), m.map(|m| m.to_vec())))
@@ -465,13 +495,13 @@ fn run_op<M: AddressSpace>(
         }
         Op::Store(a, d, al) => {
             let want = r.probe(&[(*a, d.len(), *al, None)]);
-            let got = mem.store(*a, d, *al, &mut trace);
+            let got = mem.store(*a, d, *al, trace);
             (got, want, vec![(*a, d.clone(), None)])
         }
         Op::StoreWith(a, d, al) => {
             let want = r.probe(&[(*a, d.len(), *al, None)]);
             let mut filled = false;
-            let got = mem.store_with(*a, d.len(), *al, &mut trace, |dst| {
+            let got = mem.store_with(*a, d.len(), *al, trace, |dst| {
                 filled = true;
                 dst.copy_from_slice(d)
             });
@@ -488,14 +518,31 @@ fn run_op<M: AddressSpace>(
             let want = r.probe(&ext);
             let refs: Vec<(u64, &[u8], u64)> =
                 spans.iter().map(|(a, d, al)| (*a, &d[..], *al)).collect();
-            let got = mem.store_spans(&refs, &mut trace);
+            let got = mem.store_spans(&refs, trace);
             let plan = spans
                 .iter()
                 .map(|(a, d, _)| (*a, d.clone(), None))
                 .collect();
             (got, want, plan)
         }
-    };
+        Op::Read(..) | Op::Probe(_) => unreachable!("not a writing operation"),
+    })
+}
+
+/// The verdict on a writing operation: the same fault as the rule and nothing
+/// changed, or the rule's bytes and trace.
+#[allow(clippy::too_many_arguments)]
+fn judge<M: AddressSpace>(
+    mem: &M,
+    r: &mut Reference,
+    stats: &mut Stats,
+    wins: &[(u64, usize)],
+    before: &[Result<u8, Fault>],
+    trace: &VecTrace,
+    got: Result<(), Fault>,
+    expect: Result<(), Fault>,
+    plan: &[Planned],
+) -> Result<(), String> {
     let unchanged = |mem: &M, trace: &VecTrace, f: Fault| -> Result<(), String> {
         if trace.events != [TraceEvent::Fault(f)] {
             return Err(format!(
@@ -503,7 +550,7 @@ fn run_op<M: AddressSpace>(
                 trace.events
             ));
         }
-        if snapshot(mem, &wins) != before {
+        if snapshot(mem, wins) != before {
             return Err("a faulting instruction changed memory".into());
         }
         Ok(())
@@ -511,22 +558,22 @@ fn run_op<M: AddressSpace>(
     match (got, expect) {
         (Err(g), Err(w)) if g == w => {
             stats.faults += 1;
-            unchanged(mem, &trace, g)
+            unchanged(mem, trace, g)
         }
         (Err(g), Ok(())) if matches!(g.kind, FaultKind::AllocationCap { .. }) => {
             stats.resource_faults += 1;
-            unchanged(mem, &trace, g)
+            unchanged(mem, trace, g)
         }
         (Ok(()), Ok(())) => {
             stats.writes += 1;
             let mut events = Vec::new();
-            for (a, d, m) in &plan {
+            for (a, d, m) in plan {
                 events.extend(r.apply(*a, d, m.as_deref()));
             }
             if trace.events != events {
                 return Err(format!("trace {:?}, the rule {:?}", trace.events, events));
             }
-            if snapshot(mem, &wins) != ref_snapshot(r, &wins) {
+            if snapshot(mem, wins) != ref_snapshot(r, wins) {
                 return Err("the bytes after the write differ from the rule's".into());
             }
             Ok(())

@@ -384,10 +384,26 @@ fn check_expect(sc: &Scenario, exec: &Exec, mem: &Memory) -> Vec<String> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let fault_text = |e: &Exec| match &e.fault {
+    expect_outcome(exp, exec, &mut out);
+    for m in &exp.memory {
+        out.extend(expect_memory(m, mem));
+    }
+    for (k, v) in &exp.regs {
+        out.extend(expect_reg(&k.name, v, exec));
+    }
+    out
+}
+
+/// ` (kind: message)` of the run's fault, or nothing.
+fn fault_text(e: &Exec) -> String {
+    match &e.fault {
         Some(f) => format!(" ({}: {})", f.kind, f.message),
         None => String::new(),
-    };
+    }
+}
+
+/// `[expect] outcome` and `fault`: a fault nobody expected is a failure too.
+fn expect_outcome(exp: &crate::scenario::Expect, exec: &Exec, out: &mut Vec<String>) {
     if let Some(o) = exp.outcome {
         if o != exec.outcome {
             out.push(format!(
@@ -398,96 +414,93 @@ fn check_expect(sc: &Scenario, exec: &Exec, mem: &Memory) -> Vec<String> {
             ));
         }
     }
-    if let Some(ef) = &exp.fault {
-        match &exec.fault {
-            None => out.push("fault: expected a fault, got none".to_string()),
-            Some(f) => {
-                if let Some(k) = &ef.kind {
-                    if !k.eq_ignore_ascii_case(&f.kind) {
-                        out.push(format!("fault kind: expected {k}, got {}", f.kind));
-                    }
-                }
-                if let Some(a) = ef.address {
-                    if f.address != Some(a) {
-                        let got = f
-                            .address
-                            .map(|x| format!("{x:#x}"))
-                            .unwrap_or_else(|| "none".into());
-                        out.push(format!("fault address: expected {a:#x}, got {got}"));
-                    }
-                }
+    let Some(ef) = &exp.fault else {
+        if exec.outcome == Outcome::Fault && exp.outcome.is_none() {
+            out.push(format!("unexpected fault{}", fault_text(exec)));
+        }
+        return;
+    };
+    let Some(f) = &exec.fault else {
+        out.push("fault: expected a fault, got none".to_string());
+        return;
+    };
+    if let Some(k) = &ef.kind {
+        if !k.eq_ignore_ascii_case(&f.kind) {
+            out.push(format!("fault kind: expected {k}, got {}", f.kind));
+        }
+    }
+    if let Some(a) = ef.address {
+        if f.address != Some(a) {
+            let got = f
+                .address
+                .map(|x| format!("{x:#x}"))
+                .unwrap_or_else(|| "none".into());
+            out.push(format!("fault address: expected {a:#x}, got {got}"));
+        }
+    }
+}
+
+/// One `[[expect.memory]]` region, if it does not hold.
+fn expect_memory(m: &crate::scenario::ExpectMemory, mem: &Memory) -> Option<String> {
+    let got = mem.peek(m.addr, m.bytes.len());
+    let first = got.iter().zip(&m.bytes).position(|(g, w)| *g != Some(*w))?;
+    let show = |got: &[Option<u8>]| -> String {
+        let mut s = String::with_capacity(got.len() * 2);
+        for b in got {
+            match b {
+                Some(b) => s.push_str(&crate::hex::encode(&[*b])),
+                None => s.push_str("--"),
             }
         }
-    } else if exec.outcome == Outcome::Fault && exp.outcome.is_none() {
-        out.push(format!("unexpected fault{}", fault_text(exec)));
+        s
+    };
+    Some(if m.bytes.len() <= EXPECT_SHOWN {
+        format!(
+            "memory at {:#x} (line {}): expected {}, got {}",
+            m.addr,
+            m.line,
+            crate::hex::encode(&m.bytes),
+            show(&got)
+        )
+    } else {
+        // A long region: the window of bytes from its first difference.
+        let end = (first + EXPECT_SHOWN).min(got.len());
+        format!(
+            "memory at {:#x} (line {}): {} bytes, first difference at {:#x}: expected {}…, got {}…",
+            m.addr,
+            m.line,
+            m.bytes.len(),
+            m.addr.wrapping_add(first as u64),
+            crate::hex::encode(&m.bytes[first..end]),
+            show(&got[first..end])
+        )
+    })
+}
+
+/// One `[expect.regs]` entry, if it does not hold.
+fn expect_reg(name: &str, v: &crate::tomlval::Item, exec: &Exec) -> Option<String> {
+    let Some(r) = exec.regs.iter().find(|r| r.name.eq_ignore_ascii_case(name)) else {
+        return Some(format!("register {name}: not a register of this ISA"));
+    };
+    let ok = match (&v.value, &r.value) {
+        (Value::Int(n), RegValue::Int(x)) => *n == *x as i128,
+        (Value::Str(s), RegValue::Hex(h)) => s.to_ascii_lowercase() == *h,
+        (Value::Str(s), RegValue::Int(x)) => crate::hex::decode(s)
+            .map(|b| b.len() <= 8 && crate::hex::le(&b) == *x)
+            .unwrap_or(false),
+        _ => false,
+    };
+    if ok {
+        return None;
     }
-    for m in &exp.memory {
-        let got = mem.peek(m.addr, m.bytes.len());
-        let Some(first) = got.iter().zip(&m.bytes).position(|(g, w)| *g != Some(*w)) else {
-            continue;
-        };
-        let show = |got: &[Option<u8>]| -> String {
-            let mut s = String::with_capacity(got.len() * 2);
-            for b in got {
-                match b {
-                    Some(b) => s.push_str(&crate::hex::encode(&[*b])),
-                    None => s.push_str("--"),
-                }
-            }
-            s
-        };
-        if m.bytes.len() <= EXPECT_SHOWN {
-            out.push(format!(
-                "memory at {:#x} (line {}): expected {}, got {}",
-                m.addr,
-                m.line,
-                crate::hex::encode(&m.bytes),
-                show(&got)
-            ));
-        } else {
-            // A long region: the window of bytes from its first difference.
-            let end = (first + EXPECT_SHOWN).min(got.len());
-            out.push(format!(
-                "memory at {:#x} (line {}): {} bytes, first difference at {:#x}: expected {}…, got {}…",
-                m.addr,
-                m.line,
-                m.bytes.len(),
-                m.addr.wrapping_add(first as u64),
-                crate::hex::encode(&m.bytes[first..end]),
-                show(&got[first..end])
-            ));
-        }
-    }
-    for (k, v) in &exp.regs {
-        let Some(r) = exec
-            .regs
-            .iter()
-            .find(|r| r.name.eq_ignore_ascii_case(&k.name))
-        else {
-            out.push(format!("register {}: not a register of this ISA", k.name));
-            continue;
-        };
-        let ok = match (&v.value, &r.value) {
-            (Value::Int(n), RegValue::Int(x)) => *n == *x as i128,
-            (Value::Str(s), RegValue::Hex(h)) => s.to_ascii_lowercase() == *h,
-            (Value::Str(s), RegValue::Int(x)) => crate::hex::decode(s)
-                .map(|b| b.len() <= 8 && crate::hex::le(&b) == *x)
-                .unwrap_or(false),
-            _ => false,
-        };
-        if !ok {
-            let got = match &r.value {
-                RegValue::Int(x) => format!("{x:#x}"),
-                RegValue::Hex(h) => h.clone(),
-            };
-            out.push(format!(
-                "register {}: expected {}, got {got}",
-                k.name,
-                show(&v.value)
-            ));
-        }
-    }
-    out
+    let got = match &r.value {
+        RegValue::Int(x) => format!("{x:#x}"),
+        RegValue::Hex(h) => h.clone(),
+    };
+    Some(format!(
+        "register {name}: expected {}, got {got}",
+        show(&v.value)
+    ))
 }
 
 fn show(v: &Value) -> String {
