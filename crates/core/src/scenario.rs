@@ -245,41 +245,11 @@ impl Scenario {
         };
 
         let regs = match top.take("regs") {
-            Some(it) => {
-                let mut f = Fields::of(it, "[regs]")?;
-                f.rest()
-                    .into_iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            }
+            Some(it) => free_table(it, "[regs]")?,
             None => Vec::new(),
         };
 
-        let program = match (top.take_keyed("program"), top.take_keyed("program_hex")) {
-            (Some(_), Some((k, _))) => {
-                return Err(Diagnostic::scenario(
-                    "a scenario has either `program` or `program_hex`, not both",
-                )
-                .at(k.line, k.col))
-            }
-            (Some((_, it)), None) => {
-                let s = it.as_str("program")?;
-                Program::Text {
-                    text: s.to_string(),
-                    origin: string_origin(text, it),
-                }
-            }
-            (None, Some((_, it))) => Program::Hex {
-                bytes: it.as_hex_from("program_hex", string_origin(text, it))?,
-                origin: (it.line, it.col),
-            },
-            (None, None) => {
-                return Err(Diagnostic::scenario(
-                    "the scenario has no program: add `program = \"\"\"…\"\"\"` or `program_hex = \"…\"`",
-                )
-                .at(1, 1))
-            }
-        };
+        let program = parse_program(&mut top, text)?;
 
         let expect = match top.take("expect") {
             Some(it) => Some(parse_expect(it, text)?),
@@ -314,6 +284,37 @@ impl Scenario {
             .find(|(k, _)| k.name == name)
             .map(|(_, v)| v)
     }
+}
+
+/// `program` or `program_hex`: exactly one of them.
+fn parse_program(top: &mut Fields<'_>, text: &str) -> Result<Program, Diagnostic> {
+    match (top.take_keyed("program"), top.take_keyed("program_hex")) {
+        (Some(_), Some((k, _))) => Err(Diagnostic::scenario(
+            "a scenario has either `program` or `program_hex`, not both",
+        )
+        .at(k.line, k.col)),
+        (Some((_, it)), None) => Ok(Program::Text {
+            text: it.as_str("program")?.to_string(),
+            origin: string_origin(text, it),
+        }),
+        (None, Some((_, it))) => Ok(Program::Hex {
+            bytes: it.as_hex_from("program_hex", string_origin(text, it))?,
+            origin: (it.line, it.col),
+        }),
+        (None, None) => Err(Diagnostic::scenario(
+            "the scenario has no program: add `program = \"\"\"…\"\"\"` or `program_hex = \"…\"`",
+        )
+        .at(1, 1)),
+    }
+}
+
+/// Every entry of a free-form table (`[regs]`, `[expect.regs]`), in order.
+fn free_table(it: &Item, context: &str) -> Result<Vec<(Key, Item)>, Diagnostic> {
+    let mut f = Fields::of(it, context.to_string())?;
+    Ok(f.rest()
+        .into_iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect())
 }
 
 /// (line, col) of the first character of a string value's content: after the
@@ -509,13 +510,7 @@ fn parse_expect(it: &Item, text: &str) -> Result<Expect, Diagnostic> {
         }
     }
     let regs = match f.take("regs") {
-        Some(r) => {
-            let mut rf = Fields::of(r, "[expect.regs]")?;
-            rf.rest()
-                .into_iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        }
+        Some(r) => free_table(r, "[expect.regs]")?,
         None => Vec::new(),
     };
     f.finish()?;
