@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Read};
 use xstore_core::bench::BenchResult;
 use xstore_core::isa::{run_scenario_with, Isa, Run};
 use xstore_core::mem::{Memory, MemoryMap};
-use xstore_core::report::{Check, CheckOrigin, Explanation, RegValue, Severity};
+use xstore_core::report::{Check, CheckOrigin, Explanation, RegReport, RegValue, Severity};
 use xstore_core::scenario::Scenario;
 use xstore_core::stream::{WriteCount, WriteSink};
 use xstore_core::{hex, mem::DEFAULT_CAP, DiagKind, Diagnostic};
@@ -617,92 +617,123 @@ fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8
     } else {
         EXIT_FAIL
     };
-    // Print the writes (from the spool, or by running again) and hand back
-    // the memory after execution.
-    let writes = |first: Run, sink: &mut PrintWrites| -> Result<Memory, Diagnostic> {
-        if !spool.overflowed {
-            spool.replay(sink);
-            return Ok(first.memory);
-        }
-        let exec = first.exec;
-        drop(first.memory);
-        let second = run_scenario_with(isa, &sc, cap, sink)?;
-        if second.exec != exec {
-            return Err(Diagnostic::new(
-                DiagKind::Resource,
-                "the scenario's second run differs from its first",
-            )
-            .in_file(&sc.file));
-        }
-        Ok(second.memory)
-    };
-    let regs: Vec<_> = first
+    let regs: Vec<RegReport> = first
         .exec
         .regs
         .iter()
         .filter(|x| x.changed)
         .cloned()
         .collect();
+    let writes = |first: Run, sink: &mut PrintWrites| replay(first, &spool, isa, &sc, cap, sink);
     if json {
-        // Keys in the order serde_json sorts them, `writes` last.
-        let mut j = Json::new();
-        j.open_object();
-        j.key("dump");
-        j.open_array();
-        print_dumps(&first.memory, &dumps, Some(&mut j))?;
-        j.close_array();
-        j.field("executed", &first.exec.executed);
-        let expect = if first.has_expect {
-            json!({ "passed": first.expect_failures.is_empty(), "failures": first.expect_failures })
-        } else {
-            JsonValue::Null
-        };
-        j.field("expect", &expect);
-        j.field("fault", &fault_json(&first));
-        j.field("outcome", &first.exec.outcome);
-        j.field("regs", &regs);
-        j.field("warnings", &first.exec.warnings);
-        j.key("writes");
-        j.open_array();
-        writes(first, &mut PrintWrites { json: Some(&mut j) })?;
-        j.close_array();
-        j.close_object();
-        j.end();
+        print_run_json(first, &regs, &dumps, writes)?;
     } else {
-        outln!("outcome: {}", first.exec.outcome.as_str());
-        if let Some(f) = &first.exec.fault {
-            let addr = f.address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
-            let code = f.code.map(|c| format!(" (code {c})")).unwrap_or_default();
-            outln!("fault: {}{addr}{code}: {}", f.kind, f.message);
+        print_run_text(first, &regs, &dumps, writes)?;
+    }
+    Ok(code)
+}
+
+/// Print a run's writes (from the spool, or by running the scenario again
+/// when they did not fit) and hand back the memory after execution.
+fn replay(
+    first: Run,
+    spool: &Spool,
+    isa: &dyn Isa,
+    sc: &Scenario,
+    cap: u64,
+    sink: &mut PrintWrites,
+) -> Result<Memory, Diagnostic> {
+    if !spool.overflowed {
+        spool.replay(sink);
+        return Ok(first.memory);
+    }
+    let exec = first.exec;
+    drop(first.memory);
+    let second = run_scenario_with(isa, sc, cap, sink)?;
+    if second.exec != exec {
+        return Err(Diagnostic::new(
+            DiagKind::Resource,
+            "the scenario's second run differs from its first",
+        )
+        .in_file(&sc.file));
+    }
+    Ok(second.memory)
+}
+
+/// `run --json`: keys in the order serde_json sorts them, `writes` last.
+fn print_run_json(
+    first: Run,
+    regs: &[RegReport],
+    dumps: &[(u64, u64)],
+    writes: impl FnOnce(Run, &mut PrintWrites) -> Result<Memory, Diagnostic>,
+) -> Result<(), Diagnostic> {
+    let mut j = Json::new();
+    j.open_object();
+    j.key("dump");
+    j.open_array();
+    print_dumps(&first.memory, dumps, Some(&mut j))?;
+    j.close_array();
+    j.field("executed", &first.exec.executed);
+    let expect = if first.has_expect {
+        json!({ "passed": first.expect_failures.is_empty(), "failures": first.expect_failures })
+    } else {
+        JsonValue::Null
+    };
+    j.field("expect", &expect);
+    j.field("fault", &fault_json(&first));
+    j.field("outcome", &first.exec.outcome);
+    j.field("regs", &regs);
+    j.field("warnings", &first.exec.warnings);
+    j.key("writes");
+    j.open_array();
+    writes(first, &mut PrintWrites { json: Some(&mut j) })?;
+    j.close_array();
+    j.close_object();
+    j.end();
+    Ok(())
+}
+
+/// `run` for people: the outcome, the writes, changed registers, dumps,
+/// warnings, the expectations.
+fn print_run_text(
+    first: Run,
+    regs: &[RegReport],
+    dumps: &[(u64, u64)],
+    writes: impl FnOnce(Run, &mut PrintWrites) -> Result<Memory, Diagnostic>,
+) -> Result<(), Diagnostic> {
+    outln!("outcome: {}", first.exec.outcome.as_str());
+    if let Some(f) = &first.exec.fault {
+        let addr = f.address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
+        let code = f.code.map(|c| format!(" (code {c})")).unwrap_or_default();
+        outln!("fault: {}{addr}{code}: {}", f.kind, f.message);
+    }
+    outln!("instructions executed: {}", first.exec.executed);
+    let (warnings, failures, has_expect) = (
+        first.exec.warnings.clone(),
+        first.expect_failures.clone(),
+        first.has_expect,
+    );
+    let mem = writes(first, &mut PrintWrites { json: None })?;
+    for reg in regs {
+        match &reg.value {
+            RegValue::Int(v) => outln!("reg {} = {v:#x}", reg.name),
+            RegValue::Hex(h) => outln!("reg {} = {h}", reg.name),
         }
-        outln!("instructions executed: {}", first.exec.executed);
-        let (warnings, failures, has_expect) = (
-            first.exec.warnings.clone(),
-            first.expect_failures.clone(),
-            first.has_expect,
-        );
-        let mem = writes(first, &mut PrintWrites { json: None })?;
-        for reg in &regs {
-            match &reg.value {
-                RegValue::Int(v) => outln!("reg {} = {v:#x}", reg.name),
-                RegValue::Hex(h) => outln!("reg {} = {h}", reg.name),
-            }
-        }
-        print_dumps(&mem, &dumps, None)?;
-        for w in &warnings {
-            outln!("warning: {w}");
-        }
-        if has_expect {
-            if failures.is_empty() {
-                outln!("expect: all hold");
-            } else {
-                for f in &failures {
-                    outln!("expect FAILED: {f}");
-                }
+    }
+    print_dumps(&mem, dumps, None)?;
+    for w in &warnings {
+        outln!("warning: {w}");
+    }
+    if has_expect {
+        if failures.is_empty() {
+            outln!("expect: all hold");
+        } else {
+            for f in &failures {
+                outln!("expect FAILED: {f}");
             }
         }
     }
-    Ok(code)
+    Ok(())
 }
 
 /// The `fault` member of `run --json`.
@@ -768,6 +799,68 @@ fn example_on_disk(path: &str) -> Option<String> {
 /// `demo`: each bundled example runs from its file when the repository is
 /// there (so an edited example is what runs and is judged), else from the
 /// copy compiled into the binary, and the line says so.
+/// Run one bundled example, from its file when the repository is there:
+/// whether it passed, its line for people and its JSON row.
+fn demo_one(ex: &xstore_core::isa::Example) -> (bool, String, JsonValue) {
+    let disk = example_on_disk(ex.path);
+    let (label, source, text) = match &disk {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => (p.clone(), "file", std::borrow::Cow::Owned(t)),
+            Err(e) => {
+                let msg = format!("cannot read `{p}`: {e}");
+                let row = json!({ "path": p, "source": "file", "passed": false, "error": msg });
+                return (false, format!("FAIL {p}: {msg}"), row);
+            }
+        },
+        None => (
+            format!("{} (bundled copy)", ex.path),
+            "bundled",
+            std::borrow::Cow::Borrowed(ex.text),
+        ),
+    };
+    let path = disk.as_deref().unwrap_or(ex.path);
+    match run_example(path, &text) {
+        Ok((r, count)) => {
+            let ok = r.expect_failures.is_empty();
+            let fault = r
+                .exec
+                .fault
+                .as_ref()
+                .map(|f| format!(", {} fault", f.kind))
+                .unwrap_or_default();
+            let mut line = format!(
+                "{} {label}: {}{fault}, {} instruction(s), {} write(s), {} byte(s){}",
+                if ok { "PASS" } else { "FAIL" },
+                r.exec.outcome.as_str(),
+                r.exec.executed,
+                count.writes,
+                count.bytes,
+                if r.has_expect {
+                    ""
+                } else {
+                    " (no expectations)"
+                }
+            );
+            for f in &r.expect_failures {
+                line.push_str(&format!("\n    expect FAILED: {f}"));
+            }
+            for w in &r.exec.warnings {
+                line.push_str(&format!("\n    warning: {w}"));
+            }
+            let row = json!({
+                "path": path, "source": source, "passed": ok, "outcome": r.exec.outcome,
+                "writes": count.writes, "failures": r.expect_failures,
+            });
+            (ok, line, row)
+        }
+        Err(d) => (
+            false,
+            format!("FAIL {label}: {d}"),
+            json!({ "path": path, "source": source, "passed": false, "error": d.to_string() }),
+        ),
+    }
+}
+
 fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     if let Some(o) = only {
         if find_isa(o).is_none() {
@@ -788,69 +881,7 @@ fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
             if out::failed() {
                 return Ok(EXIT_OK);
             }
-            let disk = example_on_disk(ex.path);
-            let (label, source, text) = match &disk {
-                Some(p) => {
-                    match std::fs::read_to_string(p) {
-                        Ok(t) => (p.clone(), "file", std::borrow::Cow::Owned(t)),
-                        Err(e) => {
-                            failed += 1;
-                            let msg = format!("cannot read `{p}`: {e}");
-                            if !json {
-                                outln!("FAIL {p}: {msg}");
-                            }
-                            rows.push(json!({ "path": p, "source": "file", "passed": false, "error": msg }));
-                            continue;
-                        }
-                    }
-                }
-                None => (
-                    format!("{} (bundled copy)", ex.path),
-                    "bundled",
-                    std::borrow::Cow::Borrowed(ex.text),
-                ),
-            };
-            let path = disk.as_deref().unwrap_or(ex.path);
-            let (ok, line, row) = match run_example(path, &text) {
-                Ok((r, count)) => {
-                    let ok = r.expect_failures.is_empty();
-                    let fault = r
-                        .exec
-                        .fault
-                        .as_ref()
-                        .map(|f| format!(", {} fault", f.kind))
-                        .unwrap_or_default();
-                    let mut line = format!(
-                        "{} {label}: {}{fault}, {} instruction(s), {} write(s), {} byte(s){}",
-                        if ok { "PASS" } else { "FAIL" },
-                        r.exec.outcome.as_str(),
-                        r.exec.executed,
-                        count.writes,
-                        count.bytes,
-                        if r.has_expect {
-                            ""
-                        } else {
-                            " (no expectations)"
-                        }
-                    );
-                    for f in &r.expect_failures {
-                        line.push_str(&format!("\n    expect FAILED: {f}"));
-                    }
-                    for w in &r.exec.warnings {
-                        line.push_str(&format!("\n    warning: {w}"));
-                    }
-                    let row = json!({
-                        "path": path, "source": source, "passed": ok, "outcome": r.exec.outcome,
-                        "writes": count.writes, "failures": r.expect_failures,
-                    });
-                    (ok, line, row)
-                }
-                Err(d) => (
-                    false,
-                    format!("FAIL {label}: {d}"),
-                    json!({ "path": path, "source": source, "passed": false, "error": d.to_string() }),
-                ),
-            };
+            let (ok, line, row) = demo_one(ex);
             if ok {
                 passed += 1;
             } else {
