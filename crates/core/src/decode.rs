@@ -28,9 +28,28 @@ pub enum DecodeErrorKind {
 
 /// A decode failure: its kind, where it is (byte offset from the start of
 /// the input and, where known, the bit range `hi:lo` of that byte's
-/// instruction word), a sentence, and the allowed range or set.
+/// instruction word), a sentence, and the allowed range or set. Boxed, so a
+/// decoder's `Result` stays as small as its instruction (the fields are
+/// reached through `Deref`: `e.offset`, `e.kind`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct DecodeError(Box<DecodeErrorData>);
+
+impl std::ops::Deref for DecodeError {
+    type Target = DecodeErrorData;
+    fn deref(&self) -> &DecodeErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DecodeError {
+    fn deref_mut(&mut self) -> &mut DecodeErrorData {
+        &mut self.0
+    }
+}
+
+/// The fields of a [`DecodeError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeErrorData {
     /// What went wrong.
     pub kind: DecodeErrorKind,
     /// Byte offset of the instruction (or of the failing byte).
@@ -46,23 +65,23 @@ pub struct DecodeError {
 impl DecodeError {
     /// The input ends inside an instruction at `offset`.
     pub fn truncated(offset: u64, need: usize, have: usize, message: impl Into<String>) -> Self {
-        DecodeError {
+        DecodeError(Box::new(DecodeErrorData {
             kind: DecodeErrorKind::Truncated { need, have },
             offset,
             bits: None,
             message: message.into(),
             expected: None,
-        }
+        }))
     }
     /// No encoding matches the bytes at `offset`.
     pub fn unknown(offset: u64, bits: Option<(u32, u32)>, message: impl Into<String>) -> Self {
-        DecodeError {
+        DecodeError(Box::new(DecodeErrorData {
             kind: DecodeErrorKind::UnknownEncoding,
             offset,
             bits,
             message: message.into(),
             expected: None,
-        }
+        }))
     }
     /// `field` (bits `hi:lo` of the instruction at `offset`) holds `value`.
     pub fn bad_field(
@@ -72,13 +91,17 @@ impl DecodeError {
         value: u64,
         message: impl Into<String>,
     ) -> Self {
-        DecodeError {
+        DecodeError(Box::new(DecodeErrorData {
             kind: DecodeErrorKind::BadField { field, value },
             offset,
             bits: Some(bits),
             message: message.into(),
             expected: None,
-        }
+        }))
+    }
+    /// Its fields, by value.
+    pub fn into_data(self) -> DecodeErrorData {
+        *self.0
     }
     /// The allowed range or set.
     pub fn expected(mut self, expected: impl Into<String>) -> Self {
@@ -113,6 +136,7 @@ impl std::error::Error for DecodeError {}
 impl From<DecodeError> for Diagnostic {
     fn from(e: DecodeError) -> Diagnostic {
         let rule = e.rule();
+        let e = e.into_data();
         let mut d = Diagnostic::encoding(e.message)
             .at_byte(e.offset, e.bits)
             .rule(rule);

@@ -294,6 +294,7 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
 
 /// A value the command's fields cannot hold, at the operand that gave it.
 fn field_error(c: &Cmd<'_>, op: Op, e: DecodeError) -> Diagnostic {
+    let e = e.into_data();
     let DecodeErrorKind::BadField { field, .. } = e.kind else {
         unreachable!("values are checked field by field")
     };
