@@ -367,3 +367,26 @@ fn written_bytes_past_the_bound_are_counted_not_kept() {
     assert_eq!(svg.matches("class=\"row\"").count(), MAX_ROWS);
     assert!(svg.contains("written bytes past the trace's bound are not drawn"));
 }
+
+#[test]
+fn the_docs_state_the_bounds_the_code_has() {
+    let doc = std::fs::read_to_string(root().join("docs/viz.md")).unwrap();
+    for (name, value) in [
+        ("MAX_STEPS", MAX_STEPS as u64),
+        ("MAX_KEPT_BYTES", MAX_KEPT_BYTES),
+        ("MAX_ROWS", MAX_ROWS as u64),
+        ("MAX_LEGEND", xstore_viz::map::MAX_LEGEND as u64),
+        (
+            "MAX_LISTED_WRITES",
+            xstore_viz::html::MAX_LISTED_WRITES as u64,
+        ),
+        ("MAX_SHOWN_BYTES", xstore_viz::html::MAX_SHOWN_BYTES as u64),
+    ] {
+        let row = format!("| `{name}` | {value} |");
+        assert!(doc.contains(&row), "docs/viz.md lacks {row}");
+    }
+    // The map's row width and the diagram's lane width, as the docs say them.
+    assert_eq!(xstore_viz::map::ROW_BYTES, 64);
+    assert!(doc.contains("with 32 bits a lane"));
+    assert_eq!(xstore_viz::wave::LANE_BITS, 32);
+}
