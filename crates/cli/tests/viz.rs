@@ -29,6 +29,16 @@ fn explain_formats() {
     // `--format json` is `--json`, and text stays the default.
     let j = out(&xstore(&["pto", "explain", "--format", "json", "811111d8"]));
     assert_eq!(j, out(&xstore(&["pto", "explain", "--json", "811111d8"])));
+    // A `--format` given with `--json` wins.
+    let both = out(&xstore(&[
+        "pto", "explain", "--json", "--format", "wavedrom", "811111d8",
+    ]));
+    assert_eq!(
+        both,
+        out(&xstore(&[
+            "pto", "explain", "--format", "wavedrom", "811111d8"
+        ]))
+    );
     let t = out(&xstore(&["pto", "explain", "--format", "text", "811111d8"]));
     assert_eq!(t, out(&xstore(&["pto", "explain", "811111d8"])));
     let svg = out(&xstore(&[
