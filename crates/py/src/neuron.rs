@@ -99,8 +99,7 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         }
     })?
     .or_input(py)?;
-    let bytes = crate::buffer::to_vec(data)?;
-    Ok(crate::reports::verdict(py, "neuron", &bytes, r.0, r.1))
+    Ok(crate::reports::verdict(data, "neuron", r.0, r.1))
 }
 
 /// Decode and check each 64-byte instruction; None when the stream does not

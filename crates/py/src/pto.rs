@@ -102,7 +102,7 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         at += n;
         off += len;
     }
-    Ok(crate::reports::verdict(py, "pto", &bytes, count, invalid))
+    Ok(crate::reports::verdict(data, "pto", count, invalid))
 }
 
 /// The PTO machine (4 PEs) as the Python `Machine` drives it.

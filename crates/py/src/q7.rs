@@ -82,13 +82,7 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         .filter(|(_, b)| !b.validate().valid)
         .map(|(i, _)| i)
         .collect();
-    Ok(crate::reports::verdict(
-        py,
-        "q7",
-        &bytes,
-        bundles.len(),
-        invalid,
-    ))
+    Ok(crate::reports::verdict(data, "q7", bundles.len(), invalid))
 }
 
 /// The Q7 state as the Python `Machine` drives it.

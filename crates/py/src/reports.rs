@@ -210,7 +210,8 @@ pub struct Verdict {
     pub isa: &'static str,
     pub count: usize,
     pub invalid: Vec<usize>,
-    pub data: Py<PyBytes>,
+    /// The caller's object, read again by `details()`.
+    pub data: Py<PyAny>,
 }
 
 #[pymethods]
@@ -230,10 +231,12 @@ impl Verdict {
     fn invalid(&self) -> Vec<usize> {
         self.invalid.clone()
     }
-    /// The full report of the stream: `xstore.validate(isa, data)`.
+    /// The full report of the stream, `xstore.validate(isa, data)`, read
+    /// from the object that was checked (a bytearray changed since is read
+    /// as it is now).
     fn details(&self, py: Python<'_>) -> PyResult<Validation> {
         let isa = find_isa(py, self.isa)?;
-        let v = isa.validate(self.data.as_bytes(py)).or_input(py)?;
+        let v = with_bytes(self.data.bind(py), |b| isa.validate(b))?.or_input(py)?;
         Ok(Validation(v))
     }
     fn __bool__(&self) -> bool {
@@ -596,11 +599,10 @@ fn isa_names() -> Vec<&'static str> {
     isas().iter().map(|i| i.name()).collect()
 }
 
-/// A tuple helper for the per-ISA modules: a Verdict over `data`.
+/// The per-ISA modules' Verdict over the object `data`.
 pub fn verdict(
-    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
     isa: &'static str,
-    data: &[u8],
     count: usize,
     invalid: Vec<usize>,
 ) -> Verdict {
@@ -608,7 +610,7 @@ pub fn verdict(
         isa,
         count,
         invalid,
-        data: PyBytes::new(py, data).unbind(),
+        data: data.clone().unbind(),
     }
 }
 
