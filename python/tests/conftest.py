@@ -5,10 +5,16 @@ from __future__ import annotations
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The installed package, not the source tree of python/ (which has no native
+# module) when pytest is started from python/.
+_src = str(ROOT / "python")
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _src]
 
 
 @pytest.fixture(scope="session")
