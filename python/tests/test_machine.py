@@ -309,7 +309,7 @@ def test_q7_fault_leaves_state_as_before(prog: List[int], bases: List[int]) -> N
 def test_zz_the_properties_reached_clean_runs_and_faults_after_completed_ones() -> None:
     # Runs after the three properties (pytest keeps the file's order).
     if len(REACHED) < 3:
-        pytest.skip("the fault-atomicity properties did not run in this session")
+        pytest.skip("the fault-atomicity properties did not run in this pytest run")
     for isa, counts in REACHED.items():
         for key in ("clean", "first", "later"):
             assert counts.get(key, 0) >= 5, (isa, counts)
