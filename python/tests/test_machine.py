@@ -74,6 +74,29 @@ def test_pto_and_q7_decode_and_check() -> None:
         z.encode()
 
 
+def test_check_reports_invalid_blocks_and_bundles_by_index() -> None:
+    good = xstore.asm("pto", PTO_BLOCK)
+    unclosed = xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000; BSTOP")
+    v = pto.check(good + unclosed + good)
+    assert (v.count, v.invalid) == (3, [1])
+    assert v.details().failed == ["Fault_BundleControl: iot_closed_by_l"]
+    store = xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64")
+    unknown = bytes.fromhex("0f00000000000000")  # a bundle whose encoding is not public
+    v = q7.check(store + unknown)
+    assert (v.count, v.invalid, v.details().failed) == (2, [1], ["known_encoding"])
+    with pytest.raises(xstore.InputError):
+        q7.check(store + bytes(8))  # format marker 0: no known length
+
+
+def test_pto_no_op_and_unsupported_blocks() -> None:
+    m = pto.Machine()
+    fx = m.execute("BSTART.TSTORE U8; B.IOT T#1, mask=0000, last; BSTOP")
+    assert (fx.outcome, fx.executed, fx.warnings) == ("ok", 1, ["PE mask 0000, no effect"])
+    with pytest.raises(xstore.InputError) as ei:
+        m.execute("BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP")
+    assert ei.value.kind == "unsupported" and "TSTORE only" in ei.value.message
+
+
 def test_neuron_machine_profile_regs_and_shared_memory() -> None:
     m = neuron.Machine()
     assert m.memory.regions[0][0] == 0
