@@ -139,6 +139,12 @@ impl Mem2d {
     pub fn validate(&self) -> Validation {
         Validation::from_checks(check::checks(self, ""))
     }
+
+    /// `validate().valid` without the report: whether no check fails (the
+    /// executor's and the bench's test, one bit per rule, no allocation).
+    pub fn is_valid(&self) -> bool {
+        check::fail_mask(self) == 0
+    }
 }
 
 impl Instruction {

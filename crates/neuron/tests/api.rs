@@ -182,3 +182,44 @@ fn a_blank_instruction_is_the_default_header() {
     assert_eq!((b[0], b[1]), (0xce, 0x10));
     assert!(b[2..].iter().all(|&x| x == 0));
 }
+
+/// `Mem2d::is_valid` is `validate().valid` without the report: on a valid
+/// and an invalid instruction, and on random bodies behind a TensorStore or
+/// TensorLoad header (so the checks, not the decoder, decide).
+#[test]
+fn is_valid_agrees_with_validate() {
+    let good =
+        assemble("tensor_store.u16 [0x1000], num_elem=(2,2), step_elem=(1,8), imm=(1,2,3,4)")
+            .unwrap();
+    let bad = assemble("tensor_store.u32 [0x1002], num_elem=(1,1), imm=(7)").unwrap();
+    let (Instruction::Mem2d(g), Instruction::Mem2d(b)) = (good[0], bad[0]) else {
+        panic!("both are TensorStores")
+    };
+    assert!(g.is_valid() && g.validate().valid);
+    assert!(!b.is_valid() && !b.validate().valid);
+    let mut rng = xstore_core::bench::XorShift(0x5eed);
+    let (mut valid, mut invalid) = (0, 0);
+    for k in 0..20_000 {
+        let mut bytes = good[0].encode();
+        for b in bytes[2..].iter_mut() {
+            let r = rng.next_u64();
+            // Mostly the valid instruction's bytes, some of them changed.
+            if r % 16 == 0 {
+                *b = (r >> 8) as u8;
+            }
+        }
+        bytes[0] = if k % 2 == 0 { 0xab } else { 0xaa };
+        if let Ok(Instruction::Mem2d(m)) = decode_one(&bytes) {
+            assert_eq!(m.is_valid(), m.validate().valid, "{bytes:02x?}");
+            if m.is_valid() {
+                valid += 1
+            } else {
+                invalid += 1
+            }
+        }
+    }
+    assert!(
+        valid > 100 && invalid > 100,
+        "valid {valid}, invalid {invalid}"
+    );
+}

@@ -1,0 +1,459 @@
+//! What the three `Machine` classes share: the trait each ISA's machine is
+//! driven through, the write collector, `Effects`, the register mapping and
+//! the execution loop (with the write hooks called after each commit).
+
+use crate::conv::{fault_error, input_error, reg_from_py, reg_to_py};
+use crate::memory::Memory;
+use pyo3::exceptions::PyKeyError;
+use pyo3::prelude::*;
+use pyo3::pyclass::boolean_struct::False;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::PyClass;
+use xstore_core::report::RegValue;
+use xstore_core::{Diagnostic, TraceSink};
+
+/// The writes of a call, in commit order, kept in one buffer.
+#[derive(Debug, Default)]
+pub struct Sink {
+    recs: Vec<(u64, usize, usize)>,
+    data: Vec<u8>,
+}
+
+impl TraceSink for Sink {
+    #[inline]
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        self.recs.push((addr, self.data.len(), bytes.len()));
+        self.data.extend_from_slice(bytes);
+    }
+}
+
+impl Sink {
+    fn get(&self, i: usize) -> (u64, &[u8]) {
+        let (a, at, n) = self.recs[i];
+        (a, &self.data[at..at + n])
+    }
+}
+
+/// Why execution stopped before the end of the program.
+pub enum Stop {
+    /// The unit faulted and changed nothing.
+    Fault {
+        kind: String,
+        address: Option<u64>,
+        message: String,
+        code: Option<u32>,
+    },
+    /// The unit waits on state that never becomes ready (PTO); it had no effect.
+    Pending(String),
+    /// A unit the model does not execute.
+    Unsupported(String),
+}
+
+/// An ISA's machine as the Python class drives it.
+pub trait Arch: Send + Sync + 'static {
+    /// The decoded unit of the byte stream.
+    type Inst: Send + Sync;
+    /// What `changed` compares against.
+    type Snap;
+    /// The ISA behind the machine.
+    fn isa() -> &'static dyn xstore_core::isa::Isa;
+    /// Decode a program's bytes, with the command line's diagnostic.
+    fn decode(bytes: &[u8]) -> Result<Vec<Self::Inst>, Diagnostic>;
+    /// Assemble a program's text.
+    fn assemble(text: &str) -> Result<Vec<Self::Inst>, Diagnostic>;
+    /// Length of the execution unit starting at `prog[at]` (1 but for a PTO block).
+    fn unit_len(_prog: &[Self::Inst], _at: usize) -> usize {
+        1
+    }
+    /// Execute one unit; `Ok(Some(w))` completed with a warning.
+    fn step(
+        &mut self,
+        unit: &[Self::Inst],
+        mem: &mut xstore_core::Memory,
+        sink: &mut Sink,
+    ) -> Result<Option<String>, Stop>;
+    /// The registers now.
+    fn snap(&self) -> Self::Snap;
+    /// The registers that differ from `before`, in report order.
+    fn changed(&self, before: &Self::Snap) -> Vec<(String, RegValue)>;
+    /// A register by name.
+    fn reg(&self, name: &str) -> Option<RegValue>;
+    /// Set a register by name.
+    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic>;
+    /// Every register name, in report order.
+    fn reg_names(&self) -> Vec<String>;
+}
+
+/// What `Machine.execute` did: the writes in commit order, the registers it
+/// changed, how it ended and how many instructions (PTO: blocks) completed.
+#[pyclass(module = "xstore", frozen)]
+pub struct Effects {
+    sink: Sink,
+    regs: Vec<(String, RegValue)>,
+    outcome: &'static str,
+    executed: usize,
+    warnings: Vec<String>,
+}
+
+#[pymethods]
+impl Effects {
+    /// The writes, in commit order, as `(addr, bytes)`.
+    #[getter]
+    fn writes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            (0..self.sink.recs.len()).map(|i| {
+                let (a, b) = self.sink.get(i);
+                (a, PyBytes::new(py, b))
+            }),
+        )
+    }
+    /// The registers execution changed: name → int, or bytes for a wide register.
+    #[getter]
+    fn regs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (n, v) in &self.regs {
+            d.set_item(n, reg_to_py(py, v)?)?;
+        }
+        Ok(d)
+    }
+    /// `"ok"`, or `"pending"` when a PTO block waits (it and those after it did nothing).
+    #[getter]
+    fn outcome(&self) -> &'static str {
+        self.outcome
+    }
+    /// Instructions (PTO: blocks) that completed.
+    #[getter]
+    fn executed(&self) -> usize {
+        self.executed
+    }
+    /// What the model noticed that is not a fault (a PTO block with mask 0000, why one is pending).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Effects(outcome={:?}, executed={}, writes={}, regs changed={})",
+            self.outcome,
+            self.executed,
+            self.sink.recs.len(),
+            self.regs.len()
+        )
+    }
+}
+
+/// The machine's registers as a mapping by name: `m.regs["r4"] = 7`.
+#[pyclass(module = "xstore", mapping)]
+pub struct Regs {
+    machine: Py<PyAny>,
+}
+
+impl Regs {
+    pub fn new(machine: Py<PyAny>) -> Regs {
+        Regs { machine }
+    }
+}
+
+#[pymethods]
+impl Regs {
+    fn __getitem__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        let v = self.machine.call_method1(py, "reg", (name,))?;
+        if v.is_none(py) {
+            return Err(PyKeyError::new_err(name.to_string()));
+        }
+        Ok(v)
+    }
+    fn __setitem__(&self, py: Python<'_>, name: &str, value: Py<PyAny>) -> PyResult<()> {
+        self.machine.call_method1(py, "set_reg", (name, value))?;
+        Ok(())
+    }
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.keys(py).map(|k| k.len())
+    }
+    fn __contains__(&self, py: Python<'_>, name: &str) -> PyResult<bool> {
+        Ok(!self.machine.call_method1(py, "reg", (name,))?.is_none(py))
+    }
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let keys = self.keys(py)?;
+        Ok(PyList::new(py, keys)?.try_iter()?.into_any().unbind())
+    }
+    /// Every register name, in report order.
+    fn keys(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.machine.call_method0(py, "reg_names")?.extract(py)
+    }
+    /// `(name, value)` for every register, in report order.
+    fn items(&self, py: Python<'_>) -> PyResult<Vec<(String, Py<PyAny>)>> {
+        self.keys(py)?
+            .into_iter()
+            .map(|k| {
+                let v = self.machine.call_method1(py, "reg", (&k,))?;
+                Ok((k, v))
+            })
+            .collect()
+    }
+    /// The register `name`, or `default`.
+    #[pyo3(signature = (name, default=None))]
+    fn get(&self, py: Python<'_>, name: &str, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        let v = self.machine.call_method1(py, "reg", (name,))?;
+        Ok(if v.is_none(py) {
+            default.unwrap_or_else(|| py.None())
+        } else {
+            v
+        })
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let items = self.items(py)?;
+        let parts: Vec<String> = items
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{k:?}: {}",
+                    v.bind(py).repr().map(|r| r.to_string()).unwrap_or_default()
+                )
+            })
+            .collect();
+        Ok(format!("Regs({{{}}})", parts.join(", ")))
+    }
+}
+
+/// A register read for Python: None when `name` is not a register.
+pub fn reg_py<A: Arch>(py: Python<'_>, a: &A, name: &str) -> PyResult<Py<PyAny>> {
+    match a.reg(name) {
+        Some(v) => reg_to_py(py, &v),
+        None => Ok(py.None()),
+    }
+}
+
+/// A register write from Python.
+pub fn set_reg_py<A: Arch>(
+    py: Python<'_>,
+    a: &mut A,
+    name: &str,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let v = reg_from_py(v)?;
+    a.set_reg(name, v).map_err(|d| input_error(py, &d))
+}
+
+/// The memory a new machine uses: `memory`, or the profile's.
+pub fn machine_memory<A: Arch>(
+    py: Python<'_>,
+    profile: Option<&str>,
+    memory: Option<Py<Memory>>,
+) -> PyResult<Py<Memory>> {
+    match (memory, profile) {
+        (Some(m), None) => Ok(m),
+        (Some(_), Some(_)) => Err(pyo3::exceptions::PyValueError::new_err(
+            "give a profile or a memory, not both",
+        )),
+        (None, p) => Py::new(py, crate::memory::profile_memory(py, A::isa(), p)?),
+    }
+}
+
+/// Execute `prog` on the machine `slf`: unit by unit until the end, a fault
+/// or a pending unit. Without hooks the whole program runs in one borrow;
+/// with hooks each unit's writes are handed to them after its commit, with
+/// neither the machine nor the memory borrowed, so a hook may read both.
+pub fn drive<C, A>(
+    slf: &Bound<'_, C>,
+    prog: &[A::Inst],
+    arch: fn(&mut C) -> &mut A,
+    memory: &Py<Memory>,
+) -> PyResult<Effects>
+where
+    C: PyClass<Frozen = False>,
+    A: Arch,
+{
+    let py = slf.py();
+    let snap = arch(&mut slf.borrow_mut()).snap();
+    let mut sink = Sink::default();
+    let mut warnings = Vec::new();
+    let mut executed = 0usize;
+    let mut at = 0usize;
+    let mut stop = None;
+    let hooked = !memory.borrow(py).hooks.is_empty();
+    if !hooked {
+        let mut me = slf.borrow_mut();
+        let mut mem = memory.borrow_mut(py);
+        let a = arch(&mut me);
+        while at < prog.len() {
+            let n = A::unit_len(prog, at);
+            match a.step(&prog[at..at + n], &mut mem.mem, &mut sink) {
+                Ok(w) => {
+                    if let Some(w) = w {
+                        warnings.push(w);
+                    }
+                    executed += 1;
+                    at += n;
+                }
+                Err(s) => {
+                    stop = Some(s);
+                    break;
+                }
+            }
+        }
+    } else {
+        while at < prog.len() {
+            let n = A::unit_len(prog, at);
+            let seen = sink.recs.len();
+            let r = {
+                let mut me = slf.borrow_mut();
+                let mut mem = memory.borrow_mut(py);
+                arch(&mut me).step(&prog[at..at + n], &mut mem.mem, &mut sink)
+            };
+            match r {
+                Ok(w) => {
+                    if let Some(w) = w {
+                        warnings.push(w);
+                    }
+                    executed += 1;
+                    at += n;
+                }
+                Err(s) => {
+                    stop = Some(s);
+                    break;
+                }
+            }
+            let hooks: Vec<Py<PyAny>> = memory
+                .borrow(py)
+                .hooks
+                .iter()
+                .map(|(_, h)| h.clone_ref(py))
+                .collect();
+            for i in seen..sink.recs.len() {
+                let (a, b) = sink.get(i);
+                let b = PyBytes::new(py, b);
+                for h in &hooks {
+                    h.call1(py, (a, &b))?;
+                }
+            }
+        }
+    }
+    let regs = arch(&mut slf.borrow_mut()).changed(&snap);
+    let mut fx = Effects {
+        sink,
+        regs,
+        outcome: "ok",
+        executed,
+        warnings,
+    };
+    match stop {
+        None => Ok(fx),
+        Some(Stop::Pending(why)) => {
+            fx.outcome = "pending";
+            fx.warnings
+                .push(format!("block {executed}: pending: {why}"));
+            Ok(fx)
+        }
+        Some(Stop::Unsupported(why)) => Err(input_error(
+            py,
+            &Diagnostic::unsupported(format!("block {executed}: {why}")),
+        )),
+        Some(Stop::Fault {
+            kind,
+            address,
+            message,
+            code,
+        }) => {
+            let fx = Py::new(py, fx)?.into_any();
+            Err(fault_error(
+                py,
+                &kind,
+                address,
+                &message,
+                code,
+                Some(executed),
+                fx,
+            ))
+        }
+    }
+}
+
+/// A program: bytes-like (decoded) or a str (assembly text, which is how a
+/// Q7 program whose bundles have no public bytes is given).
+pub fn decode_program<A: Arch>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<A::Inst>> {
+    if let Ok(s) = data.cast::<pyo3::types::PyString>() {
+        return A::assemble(&s.to_cow()?).map_err(|d| input_error(py, &d));
+    }
+    crate::buffer::with_bytes(data, A::decode)?.map_err(|d| input_error(py, &d))
+}
+
+/// The decode error of `bytes` as the command line reports it (the ISA's
+/// `disasm` of the same bytes fails with it).
+pub fn decode_diag(
+    isa: &dyn xstore_core::isa::Isa,
+    bytes: &[u8],
+    e: xstore_core::decode::DecodeError,
+) -> Diagnostic {
+    isa.disasm(bytes)
+        .err()
+        .unwrap_or_else(|| Diagnostic::from(e))
+}
+
+/// Defines an ISA's `Machine` class around an [`Arch`]: `Machine(profile=None,
+/// memory=None)`, `.memory`, `.regs`, `.reg`, `.set_reg`, `.reg_names`,
+/// `.execute`; `$extra` are further methods of the class.
+#[macro_export]
+macro_rules! machine_class {
+    ($name:ident, $module:literal, $arch:ty, $doc:literal, $new:expr, { $($extra:tt)* }) => {
+        #[doc = $doc]
+        #[pyclass(name = "Machine", module = $module)]
+        pub struct $name {
+            pub arch: $arch,
+            pub memory: Py<$crate::memory::Memory>,
+        }
+
+        #[pymethods]
+        impl $name {
+            /// A machine with every register zero, on `memory` (an
+            /// `xstore.Memory`), or on a new memory with the map of `profile`
+            /// (the ISA's first when None).
+            #[new]
+            #[pyo3(signature = (profile=None, memory=None))]
+            fn new(py: Python<'_>, profile: Option<&str>, memory: Option<Py<$crate::memory::Memory>>) -> PyResult<Self> {
+                let memory = $crate::machine::machine_memory::<$arch>(py, profile, memory)?;
+                Ok($name { arch: $new, memory })
+            }
+            /// The machine's memory (an `xstore.Memory`, shared).
+            #[getter]
+            fn memory(&self, py: Python<'_>) -> Py<$crate::memory::Memory> {
+                self.memory.clone_ref(py)
+            }
+            /// The registers as a mapping by name.
+            #[getter]
+            fn regs(slf: &Bound<'_, Self>) -> $crate::machine::Regs {
+                $crate::machine::Regs::new(slf.clone().into_any().unbind())
+            }
+            /// The register `name` (int, or bytes for a wide one), or None.
+            fn reg(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+                $crate::machine::reg_py(py, &self.arch, name)
+            }
+            /// Set the register `name` to `value` (int; bytes or hex text for a wide one).
+            fn set_reg(&mut self, py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+                $crate::machine::set_reg_py(py, &mut self.arch, name, value)
+            }
+            /// Every register name, in report order.
+            fn reg_names(&self) -> Vec<String> {
+                $crate::machine::Arch::reg_names(&self.arch)
+            }
+            /// Execute a program (bytes-like, or assembly text) in one call. Returns
+            /// `Effects`; a fault raises `xstore.Fault` (with `.effects` of the
+            /// instructions that completed) and the faulting instruction
+            /// changed nothing.
+            fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<$crate::machine::Effects> {
+                let py = slf.py();
+                let prog = $crate::machine::decode_program::<$arch>(py, data)?;
+                let memory = slf.borrow().memory.clone_ref(py);
+                $crate::machine::drive(slf, &prog, |c: &mut Self| &mut c.arch, &memory)
+            }
+            $($extra)*
+        }
+    };
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Effects>()?;
+    m.add_class::<Regs>()?;
+    Ok(())
+}

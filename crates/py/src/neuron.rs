@@ -1,0 +1,226 @@
+//! `xstore.neuron`: decode, instruction objects, the bulk verdict, `Machine`.
+
+use crate::buffer::with_bytes;
+use crate::conv::OrInput;
+use crate::machine::{decode_diag, Arch, Sink, Stop};
+use crate::reports::{Explanation, Validation, Verdict};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::time::Instant;
+use xstore_core::report::RegValue;
+use xstore_core::Diagnostic;
+use xstore_neuron::{decode_one, Instruction as Inst};
+
+const INST_LEN: usize = 64;
+
+/// One 64-byte Neuron instruction (TensorStore, TensorLoad, a pseudo form or
+/// a recognised but not modelled opcode).
+#[pyclass(name = "Instruction", module = "xstore.neuron", frozen)]
+pub struct Instruction(pub Inst);
+
+#[pymethods]
+impl Instruction {
+    /// The instruction's 64 bytes.
+    fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.encode())
+    }
+    /// The canonical assembly text.
+    #[getter]
+    fn text(&self) -> String {
+        self.0.to_string()
+    }
+    /// Every field with its byte range, raw value, meaning and provenance.
+    fn explain(&self) -> Explanation {
+        Explanation(self.0.explain())
+    }
+    /// Every check by its specification name.
+    fn validate(&self, py: Python<'_>) -> PyResult<Validation> {
+        Ok(Validation(self.0.validate().or_input(py)?))
+    }
+    /// The opcode byte (0xab TensorStore, 0xaa TensorLoad, 0xcd/0xce pseudo).
+    #[getter]
+    fn opcode(&self) -> u8 {
+        self.0.encode()[0]
+    }
+    /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let d = pyo3::types::PyDict::new(py);
+        for f in self.0.explain().fields {
+            d.set_item(f.name, f.raw)?;
+        }
+        Ok(d)
+    }
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.encode(py)
+    }
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+    fn __repr__(&self) -> String {
+        format!("<xstore.neuron.Instruction {}>", self.0)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Instruction>()
+            .is_ok_and(|o| o.get().0.encode() == self.0.encode())
+    }
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.0.encode().hash(&mut h);
+        h.finish()
+    }
+}
+
+/// Decode a stream of 64-byte instructions (bytes-like) in one call.
+#[pyfunction]
+fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
+    let insts = with_bytes(data, |b| {
+        xstore_neuron::decode(b).map_err(|e| decode_diag(xstore_neuron::isa(), b, e))
+    })?
+    .or_input(py)?;
+    Ok(insts.into_iter().map(Instruction).collect())
+}
+
+/// Decode and validate a stream in one call, without a Python object per
+/// check: a `Verdict` with the instruction count and the indices of the
+/// invalid instructions (`.details()` gives every check).
+#[pyfunction]
+fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+    let r = with_bytes(data, |b| -> Result<(usize, Vec<usize>), Diagnostic> {
+        let (n, invalid) = check_bytes(b);
+        match n {
+            Some(n) => Ok((n, invalid)),
+            None => Err(xstore_neuron::isa()
+                .validate(b)
+                .err()
+                .unwrap_or_else(|| Diagnostic::encoding("the stream does not decode"))),
+        }
+    })?
+    .or_input(py)?;
+    Ok(crate::reports::verdict(data, "neuron", r.0, r.1))
+}
+
+/// Decode and check each 64-byte instruction; None when the stream does not
+/// decode or holds an instruction `validate` rejects (the caller asks
+/// `validate` for its error).
+#[inline]
+fn check_bytes(b: &[u8]) -> (Option<usize>, Vec<usize>) {
+    if b.len() % INST_LEN != 0 {
+        return (None, Vec::new());
+    }
+    let mut invalid = Vec::new();
+    for (i, c) in b.chunks_exact(INST_LEN).enumerate() {
+        let c: &[u8; INST_LEN] = c.try_into().expect("64 bytes");
+        match decode_one(c) {
+            Ok(Inst::Mem2d(m)) => {
+                if !m.is_valid() {
+                    invalid.push(i);
+                }
+            }
+            _ => return (None, Vec::new()),
+        }
+    }
+    (Some(b.len() / INST_LEN), invalid)
+}
+
+/// The Rust rate of the work behind `check`, measured here: decode and check
+/// every instruction of `data`, in a Rust loop, `rounds` times; returns the
+/// best instructions per second. For `python/bench.py`'s ratio.
+#[pyfunction]
+#[pyo3(signature = (data, rounds=5))]
+fn rust_check_rate(data: &Bound<'_, PyAny>, rounds: usize) -> PyResult<f64> {
+    with_bytes(data, |b| {
+        let n = (b.len() / INST_LEN) as f64;
+        let mut best = 0f64;
+        for _ in 0..rounds.max(1) {
+            let t = Instant::now();
+            let mut acc = 0usize;
+            for c in std::hint::black_box(b).chunks_exact(INST_LEN) {
+                let c: &[u8; INST_LEN] = c.try_into().expect("64 bytes");
+                if let Ok(Inst::Mem2d(m)) = decode_one(c) {
+                    acc += usize::from(!m.is_valid());
+                }
+            }
+            std::hint::black_box(acc);
+            best = best.max(n / t.elapsed().as_secs_f64());
+        }
+        best
+    })
+}
+
+/// The Neuron sequencer as the Python `Machine` drives it.
+pub struct Neuron(pub xstore_neuron::Machine);
+
+impl Arch for Neuron {
+    type Inst = Inst;
+    type Snap = [u32; 64];
+    fn isa() -> &'static dyn xstore_core::isa::Isa {
+        xstore_neuron::isa()
+    }
+    fn decode(bytes: &[u8]) -> Result<Vec<Inst>, Diagnostic> {
+        xstore_neuron::decode(bytes).map_err(|e| decode_diag(Self::isa(), bytes, e))
+    }
+    fn assemble(text: &str) -> Result<Vec<Inst>, Diagnostic> {
+        xstore_neuron::assemble(text)
+    }
+    #[inline]
+    fn step(
+        &mut self,
+        unit: &[Inst],
+        mem: &mut xstore_core::Memory,
+        sink: &mut Sink,
+    ) -> Result<Option<String>, Stop> {
+        match self.0.execute(&unit[0], mem, sink) {
+            Ok(_) => Ok(None),
+            Err(f) => Err(Stop::Fault {
+                kind: f.kind().to_string(),
+                address: f.address(),
+                message: f.message(),
+                code: None,
+            }),
+        }
+    }
+    fn snap(&self) -> [u32; 64] {
+        *self.0.regs()
+    }
+    fn changed(&self, before: &[u32; 64]) -> Vec<(String, RegValue)> {
+        let now = self.0.regs();
+        if now == before {
+            return Vec::new();
+        }
+        (0..now.len())
+            .filter(|&i| now[i] != before[i])
+            .map(|i| (format!("r{i}"), RegValue::Int(now[i] as u64)))
+            .collect()
+    }
+    fn reg(&self, name: &str) -> Option<RegValue> {
+        self.0.reg(name)
+    }
+    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic> {
+        self.0.set_reg(name, v)
+    }
+    fn reg_names(&self) -> Vec<String> {
+        self.0.reg_names().collect()
+    }
+}
+
+crate::machine_class!(
+    Machine,
+    "xstore.neuron",
+    Neuron,
+    "The Neuron sequencer: registers r0..r63 (32 bits) and a memory (the \
+     profile's SBUF and PSUM windows by default).",
+    Neuron(xstore_neuron::Machine::new()),
+    {}
+);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(rust_check_rate, m)?)?;
+    m.add_class::<Instruction>()?;
+    m.add_class::<Machine>()?;
+    Ok(())
+}

@@ -1,0 +1,305 @@
+//! `xstore.pto`: decode, command-word objects, the bulk verdict, `Machine`
+//! with `set_tile` / `set_shared`.
+
+use crate::buffer::with_bytes;
+use crate::conv::{input_error, OrInput};
+use crate::machine::{Arch, Sink, Stop};
+use crate::reports::{Explanation, Validation, Verdict};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use xstore_core::report::RegValue;
+use xstore_core::Diagnostic;
+use xstore_pto::{Step, TileSpec, Word};
+
+/// One PTO command word (a TSTORE is a block of them, BSTART … BSTOP).
+#[pyclass(name = "Instruction", module = "xstore.pto", frozen)]
+pub struct Instruction(pub Word);
+
+#[pymethods]
+impl Instruction {
+    /// The word's bytes (2 or 4, little-endian as in memory).
+    fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.encode())
+    }
+    /// The canonical assembly text.
+    #[getter]
+    fn text(&self) -> String {
+        self.0.to_string()
+    }
+    /// Every field: bits, raw value, meaning and provenance.
+    fn explain(&self) -> Explanation {
+        Explanation(self.0.explain())
+    }
+    /// `validate` of the word as a stream of its own (a block is validated
+    /// whole: `xstore.validate("pto", block_bytes)`).
+    fn validate(&self, py: Python<'_>) -> PyResult<Validation> {
+        Ok(Validation(
+            xstore_pto::validate(&self.0.encode()).or_input(py)?,
+        ))
+    }
+    /// Whether the word ends a block (BSTOP, C.BSTOP).
+    #[getter]
+    fn is_stop(&self) -> bool {
+        self.0.is_stop()
+    }
+    /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let d = pyo3::types::PyDict::new(py);
+        for f in self.0.explain().fields {
+            d.set_item(f.name, f.raw)?;
+        }
+        Ok(d)
+    }
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.encode(py)
+    }
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+    fn __repr__(&self) -> String {
+        format!("<xstore.pto.Instruction {}>", self.0)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Instruction>()
+            .is_ok_and(|o| o.get().0 == self.0)
+    }
+}
+
+/// Decode a stream of command words (bytes-like) in one call.
+#[pyfunction]
+fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
+    let words = with_bytes(data, Pto::decode)?.or_input(py)?;
+    Ok(words.into_iter().map(Instruction).collect())
+}
+
+/// The blocks of a word stream: each ends after BSTOP / C.BSTOP, or at the end.
+fn block_len(prog: &[Word], at: usize) -> usize {
+    prog[at..]
+        .iter()
+        .position(Word::is_stop)
+        .map_or(prog.len() - at, |k| k + 1)
+}
+
+/// Decode and validate a stream in one call: a `Verdict` over its blocks
+/// (`.invalid` holds block indices; `.details()` gives every check).
+#[pyfunction]
+fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+    let bytes = crate::buffer::to_vec(data)?;
+    let words = Pto::decode(&bytes).or_input(py)?;
+    // The stream's own errors first, as validate reports them.
+    xstore_pto::validate(&bytes).or_input(py)?;
+    let (mut at, mut off, mut count, mut invalid) = (0, 0, 0, Vec::new());
+    while at < words.len() {
+        let n = block_len(&words, at);
+        let len: usize = words[at..at + n].iter().map(|w| w.encode().len()).sum();
+        let v = xstore_pto::validate(&bytes[off..off + len]).or_input(py)?;
+        if !v.valid {
+            invalid.push(count);
+        }
+        count += 1;
+        at += n;
+        off += len;
+    }
+    Ok(crate::reports::verdict(data, "pto", count, invalid))
+}
+
+/// The PTO machine (4 PEs) as the Python `Machine` drives it.
+pub struct Pto(pub xstore_pto::Machine);
+
+impl Arch for Pto {
+    type Inst = Word;
+    type Snap = ();
+    fn isa() -> &'static dyn xstore_core::isa::Isa {
+        xstore_pto::isa()
+    }
+    fn decode(bytes: &[u8]) -> Result<Vec<Word>, Diagnostic> {
+        Ok(xstore_pto::decode(bytes)?)
+    }
+    fn assemble(text: &str) -> Result<Vec<Word>, Diagnostic> {
+        xstore_pto::assemble(text)
+    }
+    fn unit_len(prog: &[Word], at: usize) -> usize {
+        block_len(prog, at)
+    }
+    fn step(
+        &mut self,
+        unit: &[Word],
+        mem: &mut xstore_core::Memory,
+        sink: &mut Sink,
+    ) -> Result<Option<String>, Stop> {
+        match self.0.execute(unit, mem, sink) {
+            Ok(Step::Stored) => Ok(None),
+            Ok(Step::NoOp) => Ok(Some("PE mask 0000, no effect".to_string())),
+            Ok(Step::Pending(why)) => Err(Stop::Pending(why)),
+            Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why)),
+            Err(f) => Err(Stop::Fault {
+                kind: f.kind().to_string(),
+                address: f.address(),
+                message: f.message().to_string(),
+                code: f.code(),
+            }),
+        }
+    }
+    // A TSTORE block writes memory only; no register changes.
+    fn snap(&self) {}
+    fn changed(&self, _before: &()) -> Vec<(String, RegValue)> {
+        Vec::new()
+    }
+    fn reg(&self, name: &str) -> Option<RegValue> {
+        self.0.reg(name)
+    }
+    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic> {
+        self.0.set_reg(name, v)
+    }
+    fn reg_names(&self) -> Vec<String> {
+        xstore_pto::Machine::reg_names().collect()
+    }
+}
+
+/// Tile elements from Python: a NumPy array (through `tolist()`), a
+/// bytes-like object (one element per byte) or a sequence of ints.
+fn elements(v: &Bound<'_, PyAny>) -> PyResult<Vec<i128>> {
+    if v.hasattr("tolist")? && v.hasattr("dtype")? {
+        let flat = v.call_method0("ravel")?.call_method0("tolist")?;
+        return flat.extract();
+    }
+    if let Ok(b) = crate::buffer::to_vec(v) {
+        if !v.is_instance_of::<pyo3::types::PyList>() && !v.is_instance_of::<pyo3::types::PyTuple>()
+        {
+            return Ok(b.into_iter().map(i128::from).collect());
+        }
+    }
+    v.extract()
+}
+
+/// A tile error as InputError, its message naming the key.
+fn tile_error(py: Python<'_>, e: xstore_pto::TileError) -> PyErr {
+    input_error(py, &e.diagnostic)
+}
+
+/// The owned values behind a `TileSpec`.
+struct SpecArgs {
+    dtype: String,
+    layout: Option<String>,
+    location: Option<String>,
+    data: Option<Vec<i128>>,
+    payload: Option<Vec<u8>>,
+    undefined: Vec<i128>,
+}
+
+impl SpecArgs {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        dtype: String,
+        layout: Option<String>,
+        location: Option<String>,
+        data: Option<&Bound<'_, PyAny>>,
+        payload: Option<&Bound<'_, PyAny>>,
+        undefined: Vec<i128>,
+    ) -> PyResult<SpecArgs> {
+        Ok(SpecArgs {
+            dtype,
+            layout,
+            location,
+            data: data.map(elements).transpose()?,
+            payload: payload.map(crate::buffer::to_vec).transpose()?,
+            undefined,
+        })
+    }
+    fn spec(&self, capacity: u32, cols: u32, valid_rows: u32, valid_cols: u32) -> TileSpec<'_> {
+        TileSpec {
+            dtype: &self.dtype,
+            capacity,
+            cols,
+            valid_rows,
+            valid_cols,
+            layout: self.layout.as_deref(),
+            location: self.location.as_deref(),
+            data: self.data.as_deref(),
+            payload: self.payload.as_deref(),
+            undefined: &self.undefined,
+        }
+    }
+}
+
+crate::machine_class!(
+    Machine,
+    "xstore.pto",
+    Pto,
+    "The PTO machine: 4 PEs with their GPRs (`pe0.a0`) and Local tiles, the \
+     Shared tiles, and a memory (the profile's by default).",
+    Pto(xstore_pto::Machine::new()),
+    {
+        /// Set PE `pe`'s Local tile register `reg` (`"T#1"` … `"N#16"`) from
+        /// the `[[tile]]` scenario keys; `data` is the valid elements
+        /// row-major (a sequence of ints, bytes, or a NumPy array),
+        /// `payload` the physical bytes instead.
+        #[pyo3(signature = (pe, reg, *, dtype, capacity, cols, valid_rows, valid_cols, layout=None, location=None, data=None, payload=None, undefined=Vec::new()))]
+        #[allow(clippy::too_many_arguments)]
+        fn set_tile(
+            &mut self,
+            py: Python<'_>,
+            pe: usize,
+            reg: &str,
+            dtype: String,
+            capacity: u32,
+            cols: u32,
+            valid_rows: u32,
+            valid_cols: u32,
+            layout: Option<String>,
+            location: Option<String>,
+            data: Option<&Bound<'_, PyAny>>,
+            payload: Option<&Bound<'_, PyAny>>,
+            undefined: Vec<i128>,
+        ) -> PyResult<()> {
+            let a = SpecArgs::new(dtype, layout, location, data, payload, undefined)?;
+            self.arch
+                .0
+                .set_tile(pe, reg, &a.spec(capacity, cols, valid_rows, valid_cols))
+                .map_err(|e| tile_error(py, e))?;
+            Ok(())
+        }
+
+        /// Set Shared tile `id` (0..63) from the `[[shared]]` scenario keys,
+        /// published or not; `data` and `payload` as for `set_tile`.
+        #[pyo3(signature = (id, *, dtype, capacity, cols, valid_rows, valid_cols, published=true, layout=None, location=None, data=None, payload=None, undefined=Vec::new()))]
+        #[allow(clippy::too_many_arguments)]
+        fn set_shared(
+            &mut self,
+            py: Python<'_>,
+            id: usize,
+            dtype: String,
+            capacity: u32,
+            cols: u32,
+            valid_rows: u32,
+            valid_cols: u32,
+            published: bool,
+            layout: Option<String>,
+            location: Option<String>,
+            data: Option<&Bound<'_, PyAny>>,
+            payload: Option<&Bound<'_, PyAny>>,
+            undefined: Vec<i128>,
+        ) -> PyResult<()> {
+            let a = SpecArgs::new(dtype, layout, location, data, payload, undefined)?;
+            self.arch
+                .0
+                .set_shared(
+                    id,
+                    published,
+                    &a.spec(capacity, cols, valid_rows, valid_cols),
+                )
+                .map_err(|e| tile_error(py, e))?;
+            Ok(())
+        }
+    }
+);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_class::<Instruction>()?;
+    m.add_class::<Machine>()?;
+    Ok(())
+}

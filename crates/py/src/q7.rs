@@ -1,0 +1,187 @@
+//! `xstore.q7`: decode, bundle objects, the bulk verdict, `Machine`.
+
+use crate::buffer::with_bytes;
+use crate::conv::{input_error, OrInput};
+use crate::machine::{decode_diag, Arch, Sink, Stop};
+use crate::reports::{Explanation, Validation, Verdict};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use xstore_core::report::RegValue;
+use xstore_core::Diagnostic;
+use xstore_q7::{Bundle, Misaligned, Options};
+
+/// One Vision-Q7 FLIX bundle (8 bytes; a bundle whose encoding is not public
+/// keeps its bytes and prints as `.byte`).
+#[pyclass(name = "Instruction", module = "xstore.q7", frozen)]
+pub struct Instruction(pub Bundle);
+
+#[pymethods]
+impl Instruction {
+    /// The bundle's 8 bytes; an InputError for a bundle with no public encoding.
+    fn encode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = self
+            .0
+            .encode()
+            .map_err(|e| input_error(py, &e.into_diagnostic()))?;
+        Ok(PyBytes::new(py, &b))
+    }
+    /// The canonical assembly text.
+    #[getter]
+    fn text(&self) -> String {
+        self.0.to_string()
+    }
+    /// The bundle's bytes field by field (public bytes), else each
+    /// operation's roster facts: one Explanation per item.
+    fn explain(&self) -> Vec<Explanation> {
+        self.0.explain().into_iter().map(Explanation).collect()
+    }
+    /// Every check by name.
+    fn validate(&self) -> Validation {
+        Validation(self.0.validate())
+    }
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+    fn __repr__(&self) -> String {
+        format!("<xstore.q7.Instruction {}>", self.0)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Instruction>()
+            .is_ok_and(|o| o.get().0.to_string() == self.0.to_string())
+    }
+}
+
+/// Decode a stream of 8-byte bundles (bytes-like) in one call.
+#[pyfunction]
+fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
+    let b = with_bytes(data, Q7::decode)?.or_input(py)?;
+    Ok(b.into_iter().map(Instruction).collect())
+}
+
+/// Assemble text into bundle objects (most bundles have no public bytes, so
+/// this, not `xstore.asm`, is how a Q7 program is built from text).
+#[pyfunction]
+fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
+    Ok(Q7::assemble(text)
+        .or_input(py)?
+        .into_iter()
+        .map(Instruction)
+        .collect())
+}
+
+/// Decode and validate a stream in one call: a `Verdict` over its bundles
+/// (`.details()` gives every check).
+#[pyfunction]
+fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+    let bytes = crate::buffer::to_vec(data)?;
+    let bundles = Q7::decode(&bytes).or_input(py)?;
+    let invalid = bundles
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.validate().valid)
+        .map(|(i, _)| i)
+        .collect();
+    Ok(crate::reports::verdict(data, "q7", bundles.len(), invalid))
+}
+
+/// The Q7 state as the Python `Machine` drives it.
+pub struct Q7(pub xstore_q7::Machine);
+
+impl Arch for Q7 {
+    type Inst = Bundle;
+    type Snap = xstore_q7::Machine;
+    fn isa() -> &'static dyn xstore_core::isa::Isa {
+        xstore_q7::isa()
+    }
+    fn decode(bytes: &[u8]) -> Result<Vec<Bundle>, Diagnostic> {
+        xstore_q7::decode(bytes).map_err(|e| decode_diag(Self::isa(), bytes, e))
+    }
+    fn assemble(text: &str) -> Result<Vec<Bundle>, Diagnostic> {
+        xstore_q7::assemble(text)
+    }
+    #[inline]
+    fn step(
+        &mut self,
+        unit: &[Bundle],
+        mem: &mut xstore_core::Memory,
+        sink: &mut Sink,
+    ) -> Result<Option<String>, Stop> {
+        match self.0.execute(&unit[0], mem, sink) {
+            Ok(()) => Ok(None),
+            Err(f) => Err(Stop::Fault {
+                kind: f.kind().to_string(),
+                address: f.address(),
+                message: f.message().to_string(),
+                code: None,
+            }),
+        }
+    }
+    fn snap(&self) -> xstore_q7::Machine {
+        self.0.clone()
+    }
+    fn changed(&self, before: &xstore_q7::Machine) -> Vec<(String, RegValue)> {
+        if self.0 == *before {
+            return Vec::new();
+        }
+        xstore_q7::Machine::reg_names()
+            .filter_map(|n| {
+                let now = self.0.reg(&n)?;
+                (before.reg(&n) != Some(now.clone())).then_some((n, now))
+            })
+            .collect()
+    }
+    fn reg(&self, name: &str) -> Option<RegValue> {
+        self.0.reg(name)
+    }
+    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic> {
+        self.0.set_reg(name, v)
+    }
+    fn reg_names(&self) -> Vec<String> {
+        xstore_q7::Machine::reg_names().collect()
+    }
+}
+
+crate::machine_class!(
+    Machine,
+    "xstore.q7",
+    Q7,
+    "The Vision-Q7 state: a0..a15, v0..v31 (64 bytes), vb0..vb15, u0..u3, \
+     and a memory (the flat 32-bit profile by default).",
+    Q7(xstore_q7::Machine::default()),
+    {
+        /// The misaligned-address policy: `"round_down"` (the default) or `"fault"`.
+        #[getter]
+        fn misaligned(&self) -> &'static str {
+            match self.arch.0.options().misaligned {
+                Misaligned::RoundDown => "round_down",
+                Misaligned::Fault => "fault",
+            }
+        }
+        #[setter]
+        fn set_misaligned(&mut self, py: Python<'_>, policy: &str) -> PyResult<()> {
+            let misaligned = match policy {
+                "round_down" => Misaligned::RoundDown,
+                "fault" => Misaligned::Fault,
+                _ => {
+                    return Err(input_error(
+                        py,
+                        &Diagnostic::range(format!("`{policy}` is not a misaligned policy"))
+                            .expected("\"round_down\" or \"fault\""),
+                    ))
+                }
+            };
+            self.arch.0.set_options(Options { misaligned });
+            Ok(())
+        }
+    }
+);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_class::<Instruction>()?;
+    m.add_class::<Machine>()?;
+    Ok(())
+}

@@ -1,0 +1,635 @@
+//! The module-level functions (`asm`, `disasm`, `explain`, `validate`, `run`,
+//! `lint`) and the report objects they return, each holding the core report
+//! it shows (`to_dict()` gives the command line's JSON of it).
+
+use crate::buffer::with_bytes;
+use crate::conv::{input_error, reg_to_py, to_py, OrInput};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use xstore_core::isa::{build_memory, run_scenario, Isa};
+use xstore_core::report::{self, CheckOrigin};
+use xstore_core::scenario::Scenario;
+use xstore_core::{DiagKind, Diagnostic};
+
+/// The three ISAs by name.
+pub fn isas() -> [&'static dyn Isa; 3] {
+    [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()]
+}
+
+/// The ISA named `name`, or an InputError listing the names.
+pub fn find_isa(py: Python<'_>, name: &str) -> PyResult<&'static dyn Isa> {
+    isas()
+        .into_iter()
+        .find(|i| i.name() == name)
+        .ok_or_else(|| {
+            input_error(
+                py,
+                &Diagnostic::range(format!("`{name}` is not an isa")).expected("neuron, pto or q7"),
+            )
+        })
+}
+
+/// `True` / `False`, as Python spells them.
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// `True` / `False` / `None`.
+fn py_opt(b: Option<bool>) -> &'static str {
+    b.map_or("None", py_bool)
+}
+
+/// One field of an explained instruction.
+#[pyclass(module = "xstore", frozen)]
+pub struct Field(pub report::ExplainField);
+
+#[pymethods]
+impl Field {
+    /// The field's name in the ISA's field table, e.g. `header.opcode`.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// Bit or byte range, e.g. `bytes 16..24` or `31:27`.
+    #[getter]
+    fn bits(&self) -> &str {
+        &self.0.bits
+    }
+    /// The raw value as written in the instruction (hex text).
+    #[getter]
+    fn raw(&self) -> &str {
+        &self.0.raw
+    }
+    /// What the raw value means: the decoded value, its unit or its name.
+    #[getter]
+    fn meaning(&self) -> &str {
+        &self.0.meaning
+    }
+    /// The provenance of the field's table row, e.g. `seed/observed/high`.
+    #[getter]
+    fn provenance(&self) -> String {
+        self.0.provenance.to_string()
+    }
+    /// The field as the command line's JSON shows it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Field({:?}, bits={:?}, raw={:?})",
+            self.0.name, self.0.bits, self.0.raw
+        )
+    }
+}
+
+/// `explain` of one instruction (or mnemonic): every field with its bit
+/// range, raw value, meaning and provenance.
+#[pyclass(module = "xstore", frozen)]
+pub struct Explanation(pub report::Explanation);
+
+#[pymethods]
+impl Explanation {
+    /// One line naming what is explained.
+    #[getter]
+    fn title(&self) -> &str {
+        &self.0.title
+    }
+    /// The instruction's bytes as hex, in memory order (empty for a mnemonic).
+    #[getter]
+    fn hex(&self) -> &str {
+        &self.0.hex
+    }
+    /// The fields, in the order of the ISA's table.
+    #[getter]
+    fn fields(&self) -> Vec<Field> {
+        self.0.fields.iter().cloned().map(Field).collect()
+    }
+    /// Sentences about the whole instruction.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.0.notes.clone()
+    }
+    /// The explanation as the command line's JSON shows it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Explanation({:?}, {} fields)",
+            self.0.title,
+            self.0.fields.len()
+        )
+    }
+}
+
+/// One validation check.
+#[pyclass(module = "xstore", frozen)]
+pub struct Check(pub report::Check);
+
+#[pymethods]
+impl Check {
+    /// The check's stable name (prefixed `#<index>:` in a stream of several).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// True passed, False failed, None not checkable from the input.
+    #[getter]
+    fn passed(&self) -> Option<bool> {
+        self.0.passed
+    }
+    /// `"spec"` or `"assumed"`.
+    #[getter]
+    fn origin(&self) -> &'static str {
+        match self.0.origin {
+            CheckOrigin::Spec => "spec",
+            CheckOrigin::Assumed => "assumed",
+        }
+    }
+    /// The field, its value and the allowed range or set, or a note.
+    #[getter]
+    fn detail(&self) -> &str {
+        &self.0.detail
+    }
+    /// The check as the command line's JSON shows it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
+    fn __repr__(&self) -> String {
+        format!("Check({:?}, passed={})", self.0.name, py_opt(self.0.passed))
+    }
+}
+
+/// `validate`'s verdict with every check.
+#[pyclass(module = "xstore", frozen)]
+pub struct Validation(pub report::Validation);
+
+#[pymethods]
+impl Validation {
+    /// True when no check failed.
+    #[getter]
+    fn valid(&self) -> bool {
+        self.0.valid
+    }
+    /// Names of the failed checks, specification rules first.
+    #[getter]
+    fn failed(&self) -> Vec<String> {
+        self.0.failed.clone()
+    }
+    /// Every check, in the order they ran.
+    #[getter]
+    fn checks(&self) -> Vec<Check> {
+        self.0.checks.iter().cloned().map(Check).collect()
+    }
+    /// The verdict as the command line's JSON shows it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
+    fn __bool__(&self) -> bool {
+        self.0.valid
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Validation(valid={}, failed={:?})",
+            py_bool(self.0.valid),
+            self.0.failed
+        )
+    }
+}
+
+/// A stream's verdict without a Python object per check: the number of
+/// units (instructions; PTO: blocks), the indices of the invalid ones, and
+/// the full report on demand.
+#[pyclass(module = "xstore", frozen)]
+pub struct Verdict {
+    pub isa: &'static str,
+    pub count: usize,
+    pub invalid: Vec<usize>,
+    /// The caller's object, read again by `details()`.
+    pub data: Py<PyAny>,
+}
+
+#[pymethods]
+impl Verdict {
+    /// True when no unit failed a check.
+    #[getter]
+    fn valid(&self) -> bool {
+        self.invalid.is_empty()
+    }
+    /// Units checked: instructions (PTO: blocks).
+    #[getter]
+    fn count(&self) -> usize {
+        self.count
+    }
+    /// Indices of the units that failed a check, in order.
+    #[getter]
+    fn invalid(&self) -> Vec<usize> {
+        self.invalid.clone()
+    }
+    /// The full report of the stream, `xstore.validate(isa, data)`, read
+    /// from the object that was checked (a bytearray changed since is read
+    /// as it is now).
+    fn details(&self, py: Python<'_>) -> PyResult<Validation> {
+        let isa = find_isa(py, self.isa)?;
+        let v = with_bytes(self.data.bind(py), |b| isa.validate(b))?.or_input(py)?;
+        Ok(Validation(v))
+    }
+    fn __bool__(&self) -> bool {
+        self.invalid.is_empty()
+    }
+    fn __len__(&self) -> usize {
+        self.count
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Verdict(count={}, invalid={} of them)",
+            self.count,
+            self.invalid.len()
+        )
+    }
+}
+
+/// One lint finding.
+#[pyclass(module = "xstore", frozen)]
+pub struct Finding(pub report::Finding);
+
+#[pymethods]
+impl Finding {
+    /// The lint's stable name.
+    #[getter]
+    fn rule(&self) -> &str {
+        &self.0.rule
+    }
+    /// `"warning"` or `"note"`.
+    #[getter]
+    fn severity(&self) -> &'static str {
+        self.0.severity.as_str()
+    }
+    /// What was found, in one sentence.
+    #[getter]
+    fn message(&self) -> &str {
+        &self.0.message
+    }
+    /// The line in the scenario file, when the finding belongs to one.
+    #[getter]
+    fn line(&self) -> Option<u32> {
+        self.0.line
+    }
+    /// The instruction's index in the program, when known.
+    #[getter]
+    fn instruction(&self) -> Option<usize> {
+        self.0.instruction
+    }
+    /// The finding as the command line's JSON shows it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
+    fn __repr__(&self) -> String {
+        format!("Finding({:?}, {:?})", self.0.rule, self.0.message)
+    }
+}
+
+/// The fault that stopped a scenario run.
+#[pyclass(module = "xstore", frozen)]
+pub struct FaultInfo(pub report::FaultReport);
+
+#[pymethods]
+impl FaultInfo {
+    /// The fault kind's stable name, e.g. `read_only`.
+    #[getter]
+    fn kind(&self) -> &str {
+        &self.0.kind
+    }
+    /// The first failing byte, or None.
+    #[getter]
+    fn address(&self) -> Option<u64> {
+        self.0.address
+    }
+    /// The fault in one sentence, as `xstore run` prints it.
+    #[getter]
+    fn message(&self) -> &str {
+        &self.0.message
+    }
+    /// The ISA's numeric fault code, where it has one.
+    #[getter]
+    fn code(&self) -> Option<u32> {
+        self.0.code
+    }
+    /// The faulting instruction's index (PTO: block).
+    #[getter]
+    fn instruction(&self) -> Option<usize> {
+        self.0.instruction
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "FaultInfo({:?}, address={})",
+            self.0.kind,
+            self.0
+                .address
+                .map_or("None".to_string(), |a| format!("{a:#x}"))
+        )
+    }
+}
+
+/// The verdict of a scenario's `[expect]` block.
+#[pyclass(module = "xstore", frozen, get_all)]
+pub struct Expect {
+    /// True when every expectation holds.
+    pub passed: bool,
+    /// One sentence per expectation that does not hold.
+    pub failures: Vec<String>,
+}
+
+#[pymethods]
+impl Expect {
+    fn __repr__(&self) -> String {
+        format!(
+            "Expect(passed={}, failures={:?})",
+            py_bool(self.passed),
+            self.failures
+        )
+    }
+}
+
+/// The result of a scenario run, as `xstore run --json` reports it.
+#[pyclass(module = "xstore", frozen)]
+pub struct Run {
+    exec: report::Exec,
+    writes: Vec<report::WriteRecord>,
+    dump: Vec<(u64, Vec<u8>)>,
+    expect: Option<(bool, Vec<String>)>,
+}
+
+#[pymethods]
+impl Run {
+    /// `"ok"`, `"fault"` or `"pending"`.
+    #[getter]
+    fn outcome(&self) -> &'static str {
+        self.exec.outcome.as_str()
+    }
+    /// None, or the fault with `.kind .address .message .code .instruction`.
+    #[getter]
+    fn fault(&self) -> Option<FaultInfo> {
+        self.exec.fault.clone().map(FaultInfo)
+    }
+    /// Instructions (PTO: blocks) executed.
+    #[getter]
+    fn executed(&self) -> usize {
+        self.exec.executed
+    }
+    /// The writes in commit order, as `(addr, bytes)`.
+    #[getter]
+    fn writes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self.writes.iter().map(|w| {
+            let b = xstore_core::hex::decode(&w.hex).unwrap_or_default();
+            (w.addr, PyBytes::new(py, &b))
+        });
+        PyList::new(py, items)
+    }
+    /// The regions asked for with `dumps`, read after execution, as `(addr, bytes)`.
+    #[getter]
+    fn dump<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.dump.iter().map(|(a, b)| (*a, PyBytes::new(py, b))))
+    }
+    /// The registers execution changed: name → int, or bytes for a wide register.
+    #[getter]
+    fn regs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for r in self.exec.regs.iter().filter(|r| r.changed) {
+            d.set_item(&r.name, reg_to_py(py, &r.value)?)?;
+        }
+        Ok(d)
+    }
+    /// What the model noticed that is not a fault.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.exec.warnings.clone()
+    }
+    /// None without an `[expect]` block, else its verdict (`.passed`, `.failures`).
+    #[getter]
+    fn expect(&self) -> Option<Expect> {
+        self.expect
+            .clone()
+            .map(|(passed, failures)| Expect { passed, failures })
+    }
+    /// The run as `xstore run --json` prints it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let fault = self.exec.fault.as_ref().map(|f| {
+            let mut o =
+                serde_json::json!({ "kind": f.kind, "address": f.address, "message": f.message });
+            if let Some(c) = f.code {
+                o["code"] = serde_json::json!(c);
+            }
+            if let Some(i) = f.instruction {
+                o["instruction"] = serde_json::json!(i);
+            }
+            o
+        });
+        let regs: Vec<&report::RegReport> = self.exec.regs.iter().filter(|r| r.changed).collect();
+        let dump: Vec<report::WriteRecord> = self
+            .dump
+            .iter()
+            .map(|(a, b)| report::WriteRecord {
+                addr: *a,
+                hex: xstore_core::hex::encode(b),
+            })
+            .collect();
+        let v = serde_json::json!({
+            "dump": dump,
+            "executed": self.exec.executed,
+            "expect": self.expect.as_ref().map(|(p, f)| serde_json::json!({"passed": p, "failures": f})),
+            "fault": fault,
+            "outcome": self.exec.outcome,
+            "regs": regs,
+            "warnings": self.exec.warnings,
+            "writes": self.writes,
+        });
+        crate::conv::json_to_py(py, &v)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Run(outcome={:?}, executed={}, writes={})",
+            self.exec.outcome.as_str(),
+            self.exec.executed,
+            self.writes.len()
+        )
+    }
+}
+
+/// Assemble `text` for `isa`: the encoded bytes in memory order.
+#[pyfunction]
+fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let isa = find_isa(py, isa)?;
+    let mut out = Vec::new();
+    isa.asm_each(text, &mut |b| out.extend_from_slice(b))
+        .or_input(py)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Disassemble `data` (bytes-like): canonical text, one string per
+/// instruction (PTO: per command word; Q7: per bundle).
+#[pyfunction]
+fn disasm(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let isa = find_isa(py, isa)?;
+    with_bytes(data, |b| isa.disasm(b))?.or_input(py)
+}
+
+/// Explain `data`: bytes-like, or a str (hex text; Q7 also a mnemonic or an
+/// instruction), as `xstore ISA explain` does.
+#[pyfunction]
+fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<Explanation>> {
+    let isa = find_isa(py, isa)?;
+    let arg = match data.cast::<PyString>() {
+        Ok(s) => s.to_cow()?.into_owned(),
+        Err(_) => with_bytes(data, xstore_core::hex::encode)?,
+    };
+    let ex = isa.explain(&arg).or_input(py)?;
+    Ok(ex.into_iter().map(Explanation).collect())
+}
+
+/// Validate `data` (bytes-like): the verdict and every check.
+#[pyfunction]
+fn validate(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Validation> {
+    let isa = find_isa(py, isa)?;
+    Ok(Validation(
+        with_bytes(data, |b| isa.validate(b))?.or_input(py)?,
+    ))
+}
+
+/// A scenario from `path` or `text`, parsed and checked against its ISA.
+fn load(
+    py: Python<'_>,
+    path: Option<&Bound<'_, PyAny>>,
+    text: Option<&str>,
+) -> PyResult<(Scenario, &'static dyn Isa)> {
+    let (text, file) = match (path, text) {
+        (Some(p), None) => {
+            let p: std::path::PathBuf = p.extract()?;
+            let name = p.display().to_string();
+            let t = std::fs::read_to_string(&p).map_err(|e| {
+                input_error(
+                    py,
+                    &Diagnostic::new(DiagKind::Io, format!("cannot read `{name}`: {e}")),
+                )
+            })?;
+            (t, name)
+        }
+        (None, Some(t)) => (t.to_string(), "<input>".to_string()),
+        _ => {
+            return Err(PyValueError::new_err(
+                "give a scenario path or text=..., not both",
+            ))
+        }
+    };
+    let all = isas();
+    let names: Vec<&str> = all.iter().map(|i| i.name()).collect();
+    let keys = |n: &str| {
+        all.iter()
+            .find(|i| i.name() == n)
+            .map(|i| i.scenario_keys())
+    };
+    let sc = Scenario::parse(&text, &file, &names, &keys).or_input(py)?;
+    let isa = *all
+        .iter()
+        .find(|i| i.name() == sc.isa)
+        .expect("the parser accepted a known ISA");
+    xstore_core::isa::check_scenario(isa, &sc).or_input(py)?;
+    Ok((sc, isa))
+}
+
+/// Run a scenario (a file `path`, or TOML `text`) as `xstore run` does;
+/// `dumps` is a sequence of `(addr, length)` read after execution.
+#[pyfunction]
+#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new()))]
+fn run(
+    py: Python<'_>,
+    path: Option<&Bound<'_, PyAny>>,
+    text: Option<&str>,
+    dumps: Vec<(u64, u64)>,
+) -> PyResult<Run> {
+    let (sc, isa) = load(py, path, text)?;
+    let r = run_scenario(isa, &sc, xstore_core::mem::DEFAULT_CAP).or_input(py)?;
+    let mut dump = Vec::new();
+    for (addr, len) in dumps {
+        let mut buf = vec![0u8; len as usize];
+        r.memory.read(addr, &mut buf).map_err(|f| {
+            input_error(
+                py,
+                &Diagnostic::range(format!("dump {addr:#x}:{len}: {f}")).in_file(&sc.file),
+            )
+        })?;
+        dump.push((addr, buf));
+    }
+    Ok(Run {
+        expect: r
+            .has_expect
+            .then_some((r.expect_failures.is_empty(), r.expect_failures)),
+        exec: r.exec,
+        writes: r.writes,
+        dump,
+    })
+}
+
+/// Lint a scenario (a file `path`, or TOML `text`): the hazards found.
+#[pyfunction]
+#[pyo3(signature = (path=None, *, text=None))]
+fn lint(
+    py: Python<'_>,
+    path: Option<&Bound<'_, PyAny>>,
+    text: Option<&str>,
+) -> PyResult<Vec<Finding>> {
+    let (sc, isa) = load(py, path, text)?;
+    let mem = build_memory(isa, &sc, xstore_core::mem::DEFAULT_CAP).or_input(py)?;
+    Ok(isa
+        .lint(&sc, &mem)
+        .or_input(py)?
+        .into_iter()
+        .map(Finding)
+        .collect())
+}
+
+/// The ISA names, in the order `xstore demo` runs them.
+#[pyfunction]
+fn isa_names() -> Vec<&'static str> {
+    isas().iter().map(|i| i.name()).collect()
+}
+
+/// The per-ISA modules' Verdict over the object `data`.
+pub fn verdict(
+    data: &Bound<'_, PyAny>,
+    isa: &'static str,
+    count: usize,
+    invalid: Vec<usize>,
+) -> Verdict {
+    Verdict {
+        isa,
+        count,
+        invalid,
+        data: data.clone().unbind(),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(asm, m)?)?;
+    m.add_function(wrap_pyfunction!(disasm, m)?)?;
+    m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(lint, m)?)?;
+    m.add_function(wrap_pyfunction!(isa_names, m)?)?;
+    m.add_class::<Field>()?;
+    m.add_class::<Explanation>()?;
+    m.add_class::<Check>()?;
+    m.add_class::<Validation>()?;
+    m.add_class::<Verdict>()?;
+    m.add_class::<Finding>()?;
+    m.add_class::<FaultInfo>()?;
+    m.add_class::<Expect>()?;
+    m.add_class::<Run>()?;
+    Ok(())
+}

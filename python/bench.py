@@ -1,0 +1,89 @@
+"""Figures of the Python module as ratios, measured in one run:
+
+- Neuron decode+validate of a 10^5-instruction stream through one call
+  (`xstore.neuron.check`) against the Rust rate of the same work
+  (`xstore.neuron.rust_check_rate`: decode and check every instruction in a
+  Rust loop, the work of `xstore bench neuron`'s decode_validate), target >= 0.8;
+- the per-call cost of `Machine.execute` on one instruction against a Python
+  no-op call, target <= 20x.
+
+Prints one line per figure and exits 1 when a target is missed."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Callable
+
+# The installed package, not the source tree beside this script.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+
+import xstore  # noqa: E402
+from xstore import neuron  # noqa: E402
+
+N = 100_000
+
+
+def best_rate(units: float, fn: Callable[[], object], rounds: int = 7) -> float:
+    best = 0.0
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        best = max(best, units / (time.perf_counter() - t))
+    return best
+
+
+def per_call(fn: Callable[[], object], calls: int = 200_000, rounds: int = 5) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t) / calls)
+    return best
+
+
+def stream() -> bytes:
+    lines = []
+    for k in range(256):
+        t = ("u8", "u16", "u32")[k % 3]
+        n = 1 + k % 8
+        addr = (k * 0x1000) & 0x1FF_FFF8
+        imm = ",".join(str(i) for i in range(n))
+        lines.append(f"tensor_store.{t} [{addr:#x}], num_elem=({n},1), imm=({imm})")
+    block = xstore.asm("neuron", "\n".join(lines))
+    return (block * (N // 256 + 1))[: N * 64]
+
+
+def main() -> int:
+    data = stream()
+    assert neuron.check(data).count == N
+    # Alternating rounds, best of each, so that a slow moment of the machine
+    # falls on both.
+    rust = py = 0.0
+    for _ in range(9):
+        rust = max(rust, neuron.rust_check_rate(data, 1))
+        py = max(py, best_rate(N, lambda: neuron.check(data), rounds=1))
+    ratio = py / rust
+    m = neuron.Machine()
+    one = xstore.asm("neuron", "tensor_store.u8 [0x1000], num_elem=(4,1), imm=(1,2,3,4)")
+
+    def noop(x: object) -> None:
+        return None
+
+    t_exec = per_call(lambda: m.execute(one))
+    t_noop = per_call(lambda: noop(one))
+    # Both go through one lambda, so the loop's own cost is in both.
+    over = t_exec / t_noop
+    ok1, ok2 = ratio >= 0.8, over <= 20
+    print(f"neuron.check (10^5 instructions, one call): {py:,.0f} instructions/s; "
+          f"Rust {rust:,.0f}/s; ratio {ratio:.2f} (target >= 0.8){'' if ok1 else '  MISSED'}")
+    print(f"Machine.execute (one instruction): {t_exec * 1e9:.0f} ns per call; "
+          f"no-op call {t_noop * 1e9:.0f} ns; {over:.1f}x (target <= 20x){'' if ok2 else '  MISSED'}")
+    return 0 if ok1 and ok2 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""Every public object has a docstring; README's and docs/python.md's Python
+examples run and print what they show."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import os
+import re
+import types
+from typing import Iterator, List, Tuple
+
+import pytest
+
+import xstore
+from conftest import ROOT
+
+
+def public(obj: object) -> Iterator[Tuple[str, object]]:
+    for name in dir(obj):
+        if not name.startswith("_"):
+            yield name, getattr(obj, name)
+
+
+def test_every_public_object_has_a_docstring() -> None:
+    missing: List[str] = []
+    seen = 0
+    for mod in (xstore, xstore.neuron, xstore.pto, xstore.q7):
+        assert mod.__doc__, mod.__name__
+        for name, obj in public(mod):
+            if isinstance(obj, types.ModuleType) or name == "annotations":
+                continue
+            if isinstance(obj, str):  # __version__-like constants
+                continue
+            seen += 1
+            if not (obj.__doc__ or "").strip():
+                missing.append(f"{mod.__name__}.{name}")
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_"):
+                        continue
+                    # Methods and attribute descriptors; a dataclass field's
+                    # default (documented in its class's docstring) is data.
+                    descriptor = (property, types.GetSetDescriptorType,
+                                  types.MemberDescriptorType)
+                    if not (callable(member) or isinstance(member, descriptor)):
+                        continue
+                    seen += 1
+                    if not (getattr(member, "__doc__", None) or "").strip():
+                        missing.append(f"{mod.__name__}.{name}.{attr}")
+    assert seen > 100
+    assert missing == []
+
+
+def python_blocks(path: str) -> List[Tuple[int, str]]:
+    """The ```python blocks of a Markdown file, with their line numbers."""
+    text = (ROOT / path).read_text()
+    out = []
+    for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M):
+        out.append((text[: m.start()].count("\n") + 1, m.group(1)))
+    return out
+
+
+def run_block(code: str) -> None:
+    """Run a block whose `print(...)` lines are each followed by `# -> …`
+    comment lines holding what they print; check the printed text."""
+    lines = code.splitlines()
+    expected: List[str] = []
+    program: List[str] = []
+    for line in lines:
+        m = re.match(r"\s*# -> ?(.*)$", line)
+        if m:
+            expected.append(m.group(1))
+        else:
+            program.append(line)
+    buf = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(buf):
+            exec(compile("\n".join(program), "<doc>", "exec"), {"__name__": "__doc__"})
+    finally:
+        os.chdir(cwd)
+    assert buf.getvalue().splitlines() == expected
+
+
+DOC_BLOCKS = [(p, n, c) for p in ("README.md", "docs/python.md") for n, c in python_blocks(p)]
+
+
+@pytest.mark.parametrize("path,line,code", DOC_BLOCKS, ids=[f"{p}:{n}" for p, n, _ in DOC_BLOCKS])
+def test_doc_examples_print_what_they_show(path: str, line: int, code: str) -> None:
+    run_block(code)
+
+
+def test_the_docs_have_python_examples() -> None:
+    assert len(python_blocks("README.md")) >= 2
+    assert len(python_blocks("docs/python.md")) >= 8
+
+
+EXAMPLE_SCRIPTS = sorted((ROOT / "examples/python").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", EXAMPLE_SCRIPTS, ids=lambda p: p.name)
+def test_example_scripts_run(script: "os.PathLike[str]") -> None:
+    import subprocess
+    import sys
+
+    pytest.importorskip("numpy")
+    out = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout
+
+
+def test_there_are_three_example_scripts() -> None:
+    assert [p.name for p in EXAMPLE_SCRIPTS] == ["neuron_explain.py", "pto_numpy.py",
+                                                 "q7_valign.py"]

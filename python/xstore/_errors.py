@@ -1,0 +1,81 @@
+"""The exceptions xstore raises, and where an input error points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an input error points: ``file``, ``line`` and ``col`` (1-based) in
+    a text, or the byte ``offset`` and ``bits`` ``(hi, lo)`` in binary input.
+    Fields that do not apply are None."""
+
+    file: Optional[str] = None
+    line: Optional[int] = None
+    col: Optional[int] = None
+    offset: Optional[int] = None
+    bits: Optional[Tuple[int, int]] = None
+
+
+class Error(Exception):
+    """The base of every error xstore raises."""
+
+
+class InputError(Error):
+    """Bad text, bytes or scenario. ``str(e)`` is the command line's one-line
+    message (``file:line:col: error: …``); ``.kind``, ``.message``,
+    ``.location``, ``.rule``, ``.expected``, ``.hint`` and ``.provenance`` are
+    its parts (the JSON error object of ``--json``)."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        kind: str,
+        message: str,
+        location: Location,
+        rule: Optional[str] = None,
+        expected: Optional[str] = None,
+        hint: Optional[str] = None,
+        provenance: Optional[str] = None,
+    ) -> None:
+        super().__init__(text)
+        self.kind = kind
+        self.message = message
+        self.location = location
+        self.rule = rule
+        self.expected = expected
+        self.hint = hint
+        self.provenance = provenance
+
+
+class Fault(Error):
+    """An instruction faulted (``Machine.execute``), or a memory access outside
+    an instruction did (``Memory.read`` / ``Memory.write``). The faulting
+    instruction changed nothing: memory and registers are as the completed
+    instructions left them. ``.kind`` is the fault's stable name,
+    ``.address`` the first failing byte (or None), ``.instruction`` the
+    faulting instruction's index (PTO: block; None outside execution),
+    ``.code`` the ISA's numeric code where it has one, and ``.effects`` what
+    the completed instructions did (an ``Effects``, or None)."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        kind: str,
+        address: Optional[int],
+        message: str,
+        instruction: Optional[int] = None,
+        code: Optional[int] = None,
+        effects: Any = None,
+    ) -> None:
+        super().__init__(text)
+        self.kind = kind
+        self.address = address
+        self.message = message
+        self.instruction = instruction
+        self.code = code
+        self.effects = effects

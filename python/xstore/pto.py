@@ -1,0 +1,15 @@
+"""PTO tile ISA (pto-spec 0.58.5): command words and the block-encoded
+TSTORE. ``decode(data)`` gives ``Instruction`` objects (one per command word),
+``check(data)`` the verdict per block, ``Machine`` runs blocks with
+``set_tile`` / ``set_shared``."""
+
+from __future__ import annotations
+
+from ._native import pto as _m
+
+Instruction = _m.Instruction
+Machine = _m.Machine
+decode = _m.decode
+check = _m.check
+
+__all__ = ["Instruction", "Machine", "check", "decode"]
