@@ -105,7 +105,6 @@ function showError(box, mirror, input, err, isHex) {
     pre.append(text.slice(Math.min(span[1], lineEnd), lineEnd));
     box.append(pre);
   }
-  if (diag.hint) box.append(el("div", { class: "hint" }, "hint: " + diag.hint));
   box.classList.remove("hidden");
   markInput(mirror, text, span);
 }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The browser tests (tests/browser/explorer.mjs): Debian's Chromium, headless,
+# over the explorer served by `xstore serve --port 0` and over the HTML
+# reports of `xstore run --report`. Installs what is missing: the chromium
+# package and, with `npm ci`, the pinned playwright-core (which downloads no
+# browser). Screenshots go to target/browser-artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if ! command -v chromium >/dev/null; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium
+fi
+(cd tests/browser && npm ci --no-audit --no-fund)
+cargo build -p xstore-cli
+export XSTORE_BIN="$PWD/target/debug/xstore" CHROMIUM="$(command -v chromium)"
+node --test --test-reporter=spec tests/browser/explorer.mjs
