@@ -4,7 +4,7 @@
 
 use crate::out::{self, json_doc, Json};
 use crate::outln;
-use crate::{BytesIn, Cli, Cmd, IsaCmd, NeuronCmd};
+use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, NeuronCmd};
 use serde_json::{json, Value as JsonValue};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read};
@@ -247,7 +247,11 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
             w.finish();
             Ok(EXIT_OK)
         }
-        IsaCmd::Explain { arg, hex_file } => {
+        IsaCmd::Explain {
+            arg,
+            hex_file,
+            format,
+        } => {
             let ex = match hex_text_source(&arg, hex_file.as_deref(), "instruction")? {
                 Some((text, name)) if text.trim().is_empty() => {
                     return Err(Diagnostic::syntax("nothing to explain")
@@ -257,7 +261,15 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
                 Some((text, name)) => isa.explain(text.trim()).map_err(|d| d.in_file(&name))?,
                 None => isa.explain(&arg.join(" "))?,
             };
-            if json {
+            let format = format.unwrap_or(if json {
+                ExplainFormat::Json
+            } else {
+                ExplainFormat::Text
+            });
+            if matches!(format, ExplainFormat::Wavedrom | ExplainFormat::Svg) {
+                return explain_diagram(isa, ex, format == ExplainFormat::Svg);
+            }
+            if format == ExplainFormat::Json {
                 let mut j = Json::new();
                 j.open_array();
                 for e in &ex {
@@ -278,6 +290,37 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
             validate(isa, &bytes, json).map_err(located)
         }
     }
+}
+
+/// `explain --format wavedrom|svg`: one WaveJSON diagram per explanation
+/// (a JSON array), or all of them drawn as one SVG. An explanation with
+/// bytes but no bit fields (a Q7 instruction given as text) is drawn from
+/// the explanation of its bytes; one without either (a bare mnemonic) has
+/// nothing to draw.
+fn explain_diagram(isa: &dyn Isa, ex: Vec<Explanation>, svg: bool) -> Result<u8, Diagnostic> {
+    let mut drawn = Vec::with_capacity(ex.len());
+    for e in ex {
+        if !e.hex.is_empty() && e.fields.iter().all(|f| f.span.is_none()) {
+            drawn.extend(isa.explain(&e.hex)?);
+        } else {
+            drawn.push(e);
+        }
+    }
+    let ex = drawn;
+    if let Some(e) = ex.iter().find(|e| xstore_viz::wave::diagram_bits(e) == 0) {
+        return Err(Diagnostic::unsupported(format!(
+            "`{}` has no bit fields to draw: it is explained without bytes",
+            e.title
+        ))
+        .hint("pass the instruction's bytes (the output of `asm`)"));
+    }
+    let diagrams = JsonValue::Array(ex.iter().map(xstore_viz::wavejson).collect());
+    if svg {
+        out::write_str(&xstore_viz::reg_svg(&diagrams));
+    } else {
+        json_doc(&diagrams);
+    }
+    Ok(EXIT_OK)
 }
 
 /// `validate`, with the checks streamed: the verdict needs every check, so

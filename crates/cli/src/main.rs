@@ -87,9 +87,27 @@ pub(crate) enum IsaCmd {
         /// Read the hex text (or mnemonic) from this file (`-`: stdin)
         #[arg(long, value_name = "FILE")]
         hex_file: Option<String>,
+        /// Output: the field table (`text`, the default; `json`, as `--json`),
+        /// the bit-field diagram as WaveDrom WaveJSON (`wavedrom`), or that
+        /// diagram drawn as a standalone SVG (`svg`)
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<ExplainFormat>,
     },
     /// Verdict and every failed rule by its specification name
     Validate(BytesIn),
+}
+
+/// What `explain` prints.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ExplainFormat {
+    /// The field table.
+    Text,
+    /// The field table as JSON (as `--json`).
+    Json,
+    /// One WaveJSON `reg` diagram per instruction, command word or bundle.
+    Wavedrom,
+    /// The diagrams drawn as one standalone SVG.
+    Svg,
 }
 
 /// Neuron's commands: the common ones and `lower`.

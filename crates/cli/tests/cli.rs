@@ -337,7 +337,10 @@ fn isa_commands_asm_disasm_explain() {
     let e = &v.as_array().unwrap()[0];
     assert_eq!(keys(e), ["fields", "hex", "notes", "title"]);
     for f in e["fields"].as_array().unwrap() {
-        assert_eq!(keys(f), ["bits", "meaning", "name", "provenance", "raw"]);
+        assert_eq!(
+            keys(f),
+            ["bits", "meaning", "name", "provenance", "raw", "span"]
+        );
     }
 }
 

@@ -19,6 +19,63 @@ pub struct ExplainField {
     pub meaning: String,
     /// How well the field's meaning is known (the provenance of its table row).
     pub provenance: Provenance,
+    /// Where the field lies in the instruction's bits, as numbers read from
+    /// the same table row as `bits`; `None` (JSON `null`) for a row that is
+    /// not a bit range of the bytes (a mnemonic's properties). Diagrams
+    /// (`explain --format wavedrom`) are drawn from it.
+    pub span: Option<FieldSpan>,
+}
+
+/// A field's place in an instruction: bits are numbered over the
+/// instruction's bytes in memory order, little-endian (bit `8k + j` is bit
+/// `j` of byte `k`), so for a PTO command word and a Q7 bundle they are the
+/// bits of its little-endian word, and for a Neuron instruction byte `k` of
+/// the 64 holds bits `8k + 7 ..= 8k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FieldSpan {
+    /// The field's least significant bit.
+    pub lsb: u32,
+    /// Number of bits (at least 1).
+    pub width: u32,
+    /// What the bits hold.
+    pub kind: SpanKind,
+}
+
+impl FieldSpan {
+    /// The span of `bits` in a word whose bit 0 is the instruction's bit 0.
+    pub fn of_bits(bits: crate::bits::Bits, kind: SpanKind) -> FieldSpan {
+        FieldSpan {
+            lsb: bits.lo,
+            width: bits.width(),
+            kind,
+        }
+    }
+    /// The span of bytes `start..end` of the instruction (`start < end`).
+    pub fn of_bytes(start: usize, end: usize, kind: SpanKind) -> FieldSpan {
+        FieldSpan {
+            lsb: 8 * start as u32,
+            width: 8 * (end - start) as u32,
+            kind,
+        }
+    }
+    /// One past the field's most significant bit.
+    pub fn end(&self) -> u32 {
+        self.lsb + self.width
+    }
+}
+
+/// What a field's bits hold, as a diagram marks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanKind {
+    /// A value the instruction chooses (an operand, an opcode among several,
+    /// an immediate, a raw field kept as it is); JSON `value`.
+    Value,
+    /// Bits the format fixes: bits that identify the command and bits that
+    /// must be zero; JSON `constant`.
+    Constant,
+    /// Bits whose layout is not public (kept raw); JSON `unknown`.
+    Unknown,
 }
 
 /// `explain` for one instruction (or one mnemonic).

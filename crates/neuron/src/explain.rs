@@ -10,7 +10,7 @@ use crate::tables::{
     F_UPDATE_MODE, F_VAR_ID, F_VAR_OFFSET, F_WAIT_IDX, F_WAIT_MODE, F_WORD_LEN, MAX_ELEMS,
     PSEUDO_FIELDS,
 };
-use xstore_core::report::{ExplainField, Explanation};
+use xstore_core::report::{ExplainField, Explanation, FieldSpan, SpanKind};
 use xstore_core::{hex, Diagnostic, Provenance};
 
 /// Explain a bare mnemonic (the format), hex bytes (N × 64), or assembly text.
@@ -58,6 +58,7 @@ fn row(f: &FieldDef, raw: String, meaning: impl Into<String>) -> ExplainField {
         raw,
         meaning: meaning.into(),
         provenance: f.provenance,
+        span: Some(FieldSpan::of_bytes(f.start, f.end, SpanKind::Value)),
     }
 }
 
@@ -230,14 +231,22 @@ fn address_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
             m.addr_raw,
             format!("immediate ADDR8 (marker 0x00): address {a:#x}"),
         )),
-        AddrForm::Other { marker, raw } => f.push(hex_row(
-            &F_ADDR,
-            raw,
-            format!(
-                "ADDR8 marker {marker:#04x}: {}; payload layout not public, kept raw",
-                tables::describe_marker(marker)
-            ),
-        )),
+        AddrForm::Other { marker, raw } => {
+            let mut r = hex_row(
+                &F_ADDR,
+                raw,
+                format!(
+                    "ADDR8 marker {marker:#04x}: {}; payload layout not public, kept raw",
+                    tables::describe_marker(marker)
+                ),
+            );
+            r.span = Some(FieldSpan::of_bytes(
+                F_ADDR.start,
+                F_ADDR.end,
+                SpanKind::Unknown,
+            ));
+            f.push(r);
+        }
         AddrForm::Var { var_id, var_offset } => {
             f.push(hex_row(
                 &F_VAR_ID,
@@ -298,6 +307,11 @@ fn data_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
             raw: hex::encode(rest),
             meaning: meaning.to_string(),
             provenance: F_DATA.provenance,
+            span: Some(FieldSpan::of_bytes(
+                F_DATA.start + used,
+                F_DATA.end,
+                SpanKind::Value,
+            )),
         });
     }
 }
@@ -324,6 +338,11 @@ fn register_rows(m: &Mem2d, f: &mut Vec<ExplainField>) -> usize {
             raw: format!("{r:#04x}"),
             meaning: format!("{}: r{r}{pair}", element(m, k)),
             provenance: F_DATA.provenance,
+            span: Some(FieldSpan::of_bytes(
+                F_DATA.start + k,
+                F_DATA.start + k + 1,
+                SpanKind::Value,
+            )),
         });
     }
     used
@@ -355,6 +374,11 @@ fn immediate_rows(m: &Mem2d, w: usize, f: &mut Vec<ExplainField>) -> usize {
             } else {
                 F_DATA.provenance
             },
+            span: Some(FieldSpan::of_bytes(
+                F_DATA.start + k * w,
+                F_DATA.start + k * w + w,
+                SpanKind::Value,
+            )),
         });
     }
     n * w

@@ -9,7 +9,7 @@ use crate::tables::{self, FaultKind, Part, Rule, RULES};
 use crate::word::{self, failing_field, Raw, Word};
 use xstore_core::bits::Bits;
 use xstore_core::decode::DecodeError;
-use xstore_core::report::{ExplainField, Explanation, Validation};
+use xstore_core::report::{ExplainField, Explanation, FieldSpan, SpanKind, Validation};
 use xstore_core::Diagnostic;
 
 impl Word {
@@ -31,12 +31,17 @@ impl Word {
                         docs::value_meaning(self, k, vals[k as usize])
                     ),
                 };
+                let kind = match fd.part {
+                    Part::Fixed(_) | Part::Zero => SpanKind::Constant,
+                    Part::Value(..) => SpanKind::Value,
+                };
                 ExplainField {
                     name: fd.name.to_string(),
                     bits: fd.bits.to_string(),
                     raw: format!("{:#x}", fd.get(word)),
                     meaning,
                     provenance: docs::field_prov(self, fd),
+                    span: Some(FieldSpan::of_bits(fd.bits, kind)),
                 }
             })
             .collect();
@@ -80,6 +85,8 @@ fn undecodable(raw: &Raw, e: &DecodeError) -> Explanation {
                 e.expected.as_deref().unwrap_or("-")
             ),
             provenance: tables::SPEC,
+            // The failing field's bits; the rest of the word is unknown.
+            span: bits.map(|b| FieldSpan::of_bits(b, SpanKind::Value)),
         }],
         notes: vec![format!(
             "fault if executed: IllegalInstruction (code {})",

@@ -7,7 +7,7 @@ use crate::codec::{self, FieldRole, BUNDLE_BYTES, FORMAT, IMM4, SV2NX8_IP_FIELDS
 use crate::roster::{self, Conv, Kind, Op, MISALIGNED};
 use crate::rules::{CHECKS, CHECK_IMM, CHECK_KNOWN, CHECK_LENGTH, CHECK_ONE_STORE};
 use xstore_core::bits::Bits;
-use xstore_core::report::{Check, ExplainField, Explanation, Validation};
+use xstore_core::report::{Check, ExplainField, Explanation, FieldSpan, SpanKind, Validation};
 use xstore_core::{Diagnostic, Provenance};
 
 fn f(
@@ -22,6 +22,7 @@ fn f(
         raw: raw.into(),
         meaning: meaning.into(),
         provenance: p,
+        span: None,
     }
 }
 
@@ -319,12 +320,17 @@ fn known_bundle(b: &Bundle, inst: &crate::bundle::Inst, raw: &[u8], off: usize) 
                 }
                 FieldRole::Fixed => fl.meaning.to_string(),
             };
+            let kind = match fl.role {
+                FieldRole::Fixed => SpanKind::Constant,
+                _ => SpanKind::Value,
+            };
             ExplainField {
                 name: fl.name.to_string(),
                 bits: fl.bits.to_string(),
                 raw: format!("{v:#x}"),
                 meaning,
                 provenance: fl.prov,
+                span: Some(FieldSpan::of_bits(fl.bits, kind)),
             }
         })
         .collect();
@@ -364,6 +370,7 @@ fn unknown_bundle(raw: &[u8], off: usize) -> Explanation {
                 raw: format!("{:#x}", FORMAT.narrow),
                 meaning: format!("{BUNDLE_BYTES}-byte FLIX bundle"),
                 provenance: SV2NX8_IP_FIELDS[0].prov,
+                span: Some(FieldSpan::of_bits(FORMAT.bits, SpanKind::Constant)),
             },
             ExplainField {
                 name: "contents".into(),
@@ -373,6 +380,7 @@ fn unknown_bundle(raw: &[u8], off: usize) -> Explanation {
                           bytes are kept"
                     .into(),
                 provenance: codec::PUBLIC_BYTES,
+                span: Some(FieldSpan::of_bits(contents, SpanKind::Unknown)),
             },
         ],
         notes: vec![],

@@ -183,7 +183,7 @@ function renderVerdict(v) {
 function renderDiagrams(d) {
   const box = $("diagram");
   box.replaceChildren();
-  for (const svg of d.svg || []) {
+  for (const svg of (d.svg || []).filter(Boolean)) {
     const div = el("div", { class: "reg" });
     div.innerHTML = svg; // SVG produced by the server from the explanation
     box.append(div);

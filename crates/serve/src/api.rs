@@ -91,6 +91,7 @@ pub(crate) fn routes(reg: Registry) -> Router {
         .route("/api/{isa}/disasm", post(disasm))
         .route("/api/{isa}/explain", post(explain))
         .route("/api/{isa}/validate", post(validate))
+        .route("/api/{isa}/diagram", post(diagram))
         .route("/api/lint", post(lint))
         .fallback(unknown)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -278,6 +279,37 @@ async fn validate(
         let bytes = bytes_of(&req.hex, &name)?;
         let v = isa.validate(&bytes).map_err(|d| d.in_file(&name))?;
         Ok(Json(json!(v)))
+    })
+    .await
+}
+
+/// The bit-field diagram of each explanation of the bytes: its WaveJSON
+/// (as `explain --format wavedrom` prints it) and that diagram drawn as SVG
+/// (as `explain --format svg` draws one), `null` for an explanation without
+/// bits to draw.
+async fn diagram(
+    State(reg): State<Registry>,
+    Path(isa): Path<String>,
+    body: Result<Json<HexReq>, JsonRejection>,
+) -> Answer {
+    let isa = find_isa(&reg, &isa)?;
+    let Json(req) = body?;
+    blocking(move || {
+        let name = input_name(&req.name);
+        bytes_of(&req.hex, &name)?;
+        let ex = isa.explain(req.hex.trim()).map_err(|d| d.in_file(&name))?;
+        let (mut waves, mut svgs) = (Vec::new(), Vec::new());
+        for e in &ex {
+            if xstore_viz::wave::diagram_bits(e) == 0 {
+                waves.push(Value::Null);
+                svgs.push(Value::Null);
+            } else {
+                let w = xstore_viz::wavejson(e);
+                svgs.push(Value::String(xstore_viz::reg_svg(&w)));
+                waves.push(w);
+            }
+        }
+        Ok(Json(json!({ "wavedrom": waves, "svg": svgs })))
     })
     .await
 }

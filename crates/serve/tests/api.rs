@@ -202,6 +202,34 @@ async fn disasm_explain_and_validate_answer_as_the_library_does() {
 }
 
 #[tokio::test]
+async fn diagram_answers_the_wavejson_and_svg_of_each_explanation() {
+    for (isa, hex) in [
+        (xstore_neuron::isa(), NEURON_HEX.to_string()),
+        (xstore_q7::isa(), Q7_HEX.to_string()),
+        (xstore_pto::isa(), "811111d8 135e0800 01000000".to_string()),
+    ] {
+        let (s, v) = post(
+            &format!("/api/{}/diagram", isa.name()),
+            json!({ "hex": hex }),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let ex = isa.explain(&hex).unwrap();
+        let waves: Vec<Value> = ex.iter().map(xstore_viz::wavejson).collect();
+        assert_eq!(v["wavedrom"], Value::Array(waves.clone()), "{}", isa.name());
+        let svgs: Vec<Value> = waves
+            .iter()
+            .map(|w| Value::String(xstore_viz::reg_svg(w)))
+            .collect();
+        assert_eq!(v["svg"], Value::Array(svgs));
+        assert!(v["svg"][0].as_str().unwrap().starts_with("<svg"));
+    }
+    let (s, v) = post("/api/q7/diagram", json!({ "hex": "IVP_SAV2NX8_XP" })).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(v["error"]["location"]["col"], 1);
+}
+
+#[tokio::test]
 async fn bad_hex_points_at_its_digit_or_its_byte() {
     let (s, v) = post("/api/q7/disasm", json!({ "hex": "1f03 04zz" })).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
@@ -393,6 +421,8 @@ fn garbage() -> impl Strategy<Value = (String, Option<&'static str>, Vec<u8>)> {
         ("/api/neuron/validate", "hex"),
         ("/api/pto/validate", "hex"),
         ("/api/q7/validate", "hex"),
+        ("/api/neuron/diagram", "hex"),
+        ("/api/q7/diagram", "hex"),
         ("/api/lint", "scenario"),
         ("/api/xx/asm", "text"),
     ]);

@@ -1,0 +1,67 @@
+//! `explain --format wavedrom|svg` and `run --report`, run against the built
+//! binary.
+
+mod common;
+
+use common::xstore;
+use serde_json::Value;
+
+fn out(o: &std::process::Output) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn explain_formats() {
+    let w: Value = serde_json::from_str(&out(&xstore(&[
+        "pto", "explain", "--format", "wavedrom", "811111d8", "01000000",
+    ])))
+    .unwrap();
+    let w = w.as_array().unwrap();
+    assert_eq!(w.len(), 2, "one diagram per command word");
+    assert_eq!(w[0]["reg"][0]["name"], "27'b000000100010001000110000001");
+    assert_eq!(w[1]["reg"][0]["name"], format!("32'b{:032b}", 1));
+    // `--format json` is `--json`, and text stays the default.
+    let j = out(&xstore(&["pto", "explain", "--format", "json", "811111d8"]));
+    assert_eq!(j, out(&xstore(&["pto", "explain", "--json", "811111d8"])));
+    let t = out(&xstore(&["pto", "explain", "--format", "text", "811111d8"]));
+    assert_eq!(t, out(&xstore(&["pto", "explain", "811111d8"])));
+    let svg = out(&xstore(&[
+        "q7",
+        "explain",
+        "--format",
+        "svg",
+        "1f03049c945e9c02",
+    ]));
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.trim_end().ends_with("</svg>") && svg.contains(">ar_base<"));
+    // Assembly text is drawn from its bytes.
+    let text = out(&xstore(&[
+        "q7",
+        "explain",
+        "--format",
+        "wavedrom",
+        "IVP_SV2NX8_IP v0, a3, 64",
+    ]));
+    let bytes = out(&xstore(&[
+        "q7",
+        "explain",
+        "--format",
+        "wavedrom",
+        "1f03049c945e9c02",
+    ]));
+    assert_eq!(text, bytes);
+    // A bare mnemonic has no bits to draw.
+    let o = xstore(&["q7", "explain", "--format", "svg", "IVP_SAV2NX8_XP"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no bit fields to draw"));
+    assert!(o.stdout.is_empty());
+}

@@ -1,0 +1,45 @@
+//! Pictures of xstore's results, drawn by this crate's own code (no
+//! scripts, no external assets):
+//!
+//! - [`wavejson`]: an instruction's bit fields as a WaveDrom `reg` diagram,
+//!   from the numeric spans `explain` fills from each ISA's field table;
+//!   [`reg_svg`] draws such a diagram as a standalone SVG.
+//!
+//! The crate depends on `xstore-core` only: it reads explanations and runs
+//! through the [`xstore_core::isa::Isa`] trait.
+//!
+//! ```
+//! use xstore_core::report::{Explanation, ExplainField, FieldSpan, SpanKind};
+//! use xstore_core::Provenance;
+//!
+//! let field = |name: &str, lsb, width, kind, raw: &str| ExplainField {
+//!     name: name.into(),
+//!     bits: String::new(),
+//!     raw: raw.into(),
+//!     meaning: String::new(),
+//!     provenance: Provenance::Assumed,
+//!     span: Some(FieldSpan { lsb, width, kind }),
+//! };
+//! let ex = Explanation {
+//!     title: "a 16-bit word".into(),
+//!     hex: "3412".into(), // the word 0x1234, little-endian
+//!     fields: vec![
+//!         field("op", 0, 4, SpanKind::Constant, "0x4"),
+//!         field("x", 4, 8, SpanKind::Value, "0x23"),
+//!     ],
+//!     notes: vec![],
+//! };
+//! let d = xstore_viz::wavejson(&ex);
+//! assert_eq!(d["reg"][0]["name"], "4'b0100");
+//! assert_eq!(d["reg"][1]["attr"], "0x23");
+//! assert_eq!(d["reg"][2]["name"], "?"); // bits 15:12: no field
+//! assert_eq!(d["config"]["bits"], 16);
+//! assert!(xstore_viz::reg_svg(&d).starts_with("<svg xmlns="));
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod wave;
+
+pub use wave::{reg_svg, wavejson};
