@@ -333,6 +333,40 @@ async fn lint(
     .await
 }
 
+/// Whether a `Host` header names the loopback: `127.0.0.1`, `localhost` or
+/// `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().map(|h| format!("[{h}]")),
+        None => host.split(':').next().map(str::to_string),
+    };
+    matches!(
+        name.as_deref(),
+        Some("127.0.0.1") | Some("localhost") | Some("[::1]")
+    )
+}
+
+/// Refuse a request whose `Host` is not the loopback (see [`crate::router`]).
+pub(crate) async fn loopback_host(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .map(|h| h.to_str().unwrap_or("?"));
+    match host {
+        Some(h) if !is_loopback_host(h) => ApiError {
+            status: StatusCode::FORBIDDEN,
+            diag: Diagnostic::range(format!("host `{h}` is not this machine's loopback"))
+                .expected("127.0.0.1, localhost or [::1]")
+                .hint("the explorer answers only pages it served itself"),
+        }
+        .into_response(),
+        _ => next.run(req).await,
+    }
+}
+
 async fn unknown() -> ApiError {
     ApiError::not_found(
         Diagnostic::range("no such endpoint").hint("docs/serve.md lists the endpoints"),

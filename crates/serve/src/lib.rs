@@ -63,9 +63,15 @@ impl Registry {
 
 /// The explorer's routes: the page and its assets at `/`, the JSON API under
 /// `/api/`.
+///
+/// A request whose `Host` names anything but this machine's loopback
+/// (`127.0.0.1`, `localhost`, `[::1]`, any port) is refused with `403`: a page
+/// elsewhere that rebinds its own name to 127.0.0.1 cannot reach the API.
 pub fn router(isas: impl IntoIterator<Item = &'static dyn Isa>) -> Router {
     let reg = Registry::new(isas);
-    assets::routes().merge(api::routes(reg))
+    assets::routes()
+        .merge(api::routes(reg))
+        .layer(axum::middleware::from_fn(api::loopback_host))
 }
 
 /// Serve the explorer on `127.0.0.1:port` (`0`: a free port the system

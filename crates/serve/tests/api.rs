@@ -322,6 +322,30 @@ async fn a_body_over_the_limit_is_a_413() {
 }
 
 #[tokio::test]
+async fn a_request_for_another_host_is_refused() {
+    for (host, ok) in [
+        ("127.0.0.1:7878", true),
+        ("localhost", true),
+        ("[::1]:80", true),
+        ("evil.example:7878", false),
+        ("127.0.0.1.evil.example", false),
+        ("[::2]", false),
+    ] {
+        let req = Request::get("/api/isas")
+            .header("host", host)
+            .body(Body::empty())
+            .unwrap();
+        let res = app().oneshot(req).await.unwrap();
+        let want = if ok {
+            StatusCode::OK
+        } else {
+            StatusCode::FORBIDDEN
+        };
+        assert_eq!(res.status(), want, "{host}");
+    }
+}
+
+#[tokio::test]
 async fn every_example_is_listed_and_served_as_bundled() {
     let (s, _, b) = get("/api/examples").await;
     assert_eq!(s, StatusCode::OK);
