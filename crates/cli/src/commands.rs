@@ -53,7 +53,14 @@ pub fn dispatch(cli: Cli) -> u8 {
             scenario,
             dump,
             mem_cap,
-        } => run(&scenario, &dump, mem_cap.as_deref(), json),
+            report,
+        } => run(
+            &scenario,
+            &dump,
+            mem_cap.as_deref(),
+            report.as_deref(),
+            json,
+        ),
         Cmd::Lint { scenario } => lint(&scenario, json),
         Cmd::Demo { isa } => demo(isa.as_deref(), json),
         Cmd::Bench { what, quick } => bench(&what, quick, json),
@@ -631,7 +638,13 @@ fn print_dumps(
 /// are committed (execution is deterministic; the two runs are checked to
 /// agree). Memory stays proportional to what the program touches, whatever
 /// it writes.
-fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
+fn run(
+    file: &str,
+    dumps: &[String],
+    cap: Option<&str>,
+    report: Option<&str>,
+    json: bool,
+) -> Result<u8, Diagnostic> {
     let dumps: Vec<(u64, u64)> = dumps
         .iter()
         .map(|d| parse_dump(d))
@@ -647,6 +660,9 @@ fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8
         check_dump(&map, addr, len)?;
     }
     drop(map);
+    if let Some(path) = report {
+        write_report(isa, &sc, cap, path)?;
+    }
     let mut spool = Spool::new(SPOOL_BUDGET);
     let first = run_scenario_with(isa, &sc, cap, &mut spool)?;
     let code = if first.expect_failures.is_empty() {
@@ -668,6 +684,15 @@ fn run(file: &str, dumps: &[String], cap: Option<&str>, json: bool) -> Result<u8
         print_run_text(first, &regs, &dumps, writes)?;
     }
     Ok(code)
+}
+
+/// `run --report PATH`: the run traced instruction by instruction (one more
+/// run of the scenario, bounded as `xstore_viz::trace` says) and written as
+/// one HTML page, before anything is printed.
+fn write_report(isa: &dyn Isa, sc: &Scenario, cap: u64, path: &str) -> Result<(), Diagnostic> {
+    let t = xstore_viz::trace(isa, sc, cap)?;
+    std::fs::write(path, xstore_viz::report_html(&t))
+        .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot write `{path}`: {e}")))
 }
 
 /// Print a run's writes (from the spool, or by running the scenario again

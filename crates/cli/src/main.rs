@@ -47,6 +47,10 @@ pub(crate) enum Cmd {
         /// Cap on allocated memory bytes (default 1 GiB)
         #[arg(long, value_name = "BYTES")]
         mem_cap: Option<String>,
+        /// Also write an HTML report of the run here: the program, each
+        /// instruction's writes and registers, and a map of the memory touched
+        #[arg(long, value_name = "PATH")]
+        report: Option<String>,
     },
     /// Report the hazards the specifications warn about in a scenario
     Lint {

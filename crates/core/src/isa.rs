@@ -180,6 +180,25 @@ pub trait Isa: Sync {
         mem: &mut Memory,
         trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic>;
+    /// [`Isa::execute_into`] one instruction at a time (a Neuron instruction,
+    /// a PTO block, a Q7 bundle): the ISA's machine runs each instruction as
+    /// a program of its own, in order, and `trace` is told where the run
+    /// stands ([`WriteSink::step`]: the program's instructions, each one's
+    /// start and end with the registers it changed, and bytes left pending).
+    /// The writes, their order and the [`Exec`] are those of
+    /// [`Isa::execute_into`]. The default says the ISA cannot step.
+    fn execute_steps(
+        &self,
+        sc: &Scenario,
+        _mem: &mut Memory,
+        _trace: &mut dyn WriteSink,
+    ) -> Result<Exec, Diagnostic> {
+        Err(Diagnostic::unsupported(format!(
+            "isa `{}` does not execute one instruction at a time",
+            self.name()
+        ))
+        .in_file(&sc.file))
+    }
     /// [`Isa::execute_into`] with every effect kept in a [`VecTrace`].
     fn execute(
         &self,
@@ -371,9 +390,30 @@ pub fn run_scenario_with(
     cap: u64,
     trace: &mut dyn WriteSink,
 ) -> Result<Run, Diagnostic> {
+    run_by(isa, sc, cap, &mut |mem| isa.execute_into(sc, mem, trace))
+}
+
+/// [`run_scenario_with`] through [`Isa::execute_steps`]: the same run, with
+/// `trace` told where it stands instruction by instruction.
+pub fn run_scenario_steps(
+    isa: &dyn Isa,
+    sc: &Scenario,
+    cap: u64,
+    trace: &mut dyn WriteSink,
+) -> Result<Run, Diagnostic> {
+    run_by(isa, sc, cap, &mut |mem| isa.execute_steps(sc, mem, trace))
+}
+
+/// The runner behind both: memory, `execute`, the cap, `[expect]`.
+fn run_by(
+    isa: &dyn Isa,
+    sc: &Scenario,
+    cap: u64,
+    execute: &mut dyn FnMut(&mut Memory) -> Result<Exec, Diagnostic>,
+) -> Result<Run, Diagnostic> {
     check_scenario(isa, sc)?;
     let mut mem = build_memory(isa, sc, cap)?;
-    let exec = isa.execute_into(sc, &mut mem, trace)?;
+    let exec = execute(&mut mem)?;
     if let Some(f) = &exec.fault {
         if f.kind == (FaultKind::AllocationCap { cap }).name() {
             return Err(

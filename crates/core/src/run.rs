@@ -33,6 +33,22 @@ pub fn run_until_fault<I, F>(
     }
 }
 
+/// [`run_until_fault`] with each instruction's index passed to `step`: the
+/// loop of `Isa::execute_steps`, whose `step` runs one instruction as a
+/// program of its own.
+#[inline]
+pub fn run_until_fault_indexed<I, F>(
+    prog: &[I],
+    mut step: impl FnMut(usize, &I) -> Result<(), F>,
+) -> RunOutcome<F> {
+    let mut i = 0;
+    run_until_fault(prog, |inst| {
+        let r = step(i, inst);
+        i += 1;
+        r
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

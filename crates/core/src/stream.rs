@@ -8,7 +8,7 @@
 //! `TraceSink`, so every executor generic over `TraceSink` accepts one.
 
 use crate::mem::{Fault, TraceSink, VecTrace};
-use crate::report::WriteRecord;
+use crate::report::{RegReport, WriteRecord};
 
 /// Receives the effects of committed transactions, in commit order.
 pub trait WriteSink {
@@ -16,6 +16,62 @@ pub trait WriteSink {
     fn write(&mut self, addr: u64, bytes: &[u8]);
     /// A transaction faulted and wrote nothing.
     fn fault(&mut self, _fault: &Fault) {}
+    /// Where an execution stands, from [`Isa::execute_steps`] only (the
+    /// other entry points never call it): see [`StepEvent`].
+    ///
+    /// [`Isa::execute_steps`]: crate::isa::Isa::execute_steps
+    fn step(&mut self, _event: &StepEvent<'_>) {}
+}
+
+/// What [`Isa::execute_steps`] tells a [`WriteSink`] besides the writes. An
+/// instruction is what the ISA executes as one: a Neuron instruction, a PTO
+/// block, a Q7 bundle; `index` counts them from 0 in program order (the
+/// index a [`FaultReport`] names).
+///
+/// The order: every instruction of the program is announced (`Instruction`,
+/// in order) before any executes; then for each instruction the run reaches,
+/// `Begin`, its writes, and `Retire`; the run stops after the instruction
+/// that faults or is pending (it writes nothing); `Pending` comes last.
+///
+/// [`Isa::execute_steps`]: crate::isa::Isa::execute_steps
+/// [`FaultReport`]: crate::report::FaultReport
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepEvent<'a> {
+    /// Instruction `index` of the program: its text as the ISA prints it
+    /// and its bytes in memory order (empty where its encoding is not
+    /// public).
+    Instruction {
+        /// Its place in the program.
+        index: usize,
+        /// Its canonical text.
+        text: &'a str,
+        /// Its bytes.
+        bytes: &'a [u8],
+    },
+    /// Instruction `index` starts: the writes up to its `Retire` are its.
+    Begin {
+        /// Its place in the program.
+        index: usize,
+    },
+    /// Instruction `index` ended: completed, or stopped the run (a fault or
+    /// pending) having changed nothing. `changed` holds the registers it
+    /// changed, with their values after it.
+    Retire {
+        /// Its place in the program.
+        index: usize,
+        /// The registers it changed.
+        changed: &'a [RegReport],
+    },
+    /// At the end of the run `len` bytes for `addr..addr + len` are held in
+    /// the register `holder` (a Q7 valign register) and were never written.
+    Pending {
+        /// The register holding them.
+        holder: &'a str,
+        /// Address of the first byte.
+        addr: u64,
+        /// Number of bytes.
+        len: u64,
+    },
 }
 
 impl TraceSink for &mut (dyn WriteSink + '_) {

@@ -96,7 +96,7 @@ use xstore_core::report::{
     Check, Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
 };
 use xstore_core::scenario::{Outcome, Program, Scenario};
-use xstore_core::stream::WriteSink;
+use xstore_core::stream::{StepEvent, WriteSink};
 use xstore_core::{Diagnostic, Memory, TraceSink};
 
 pub use doc::doc_tables;
@@ -333,12 +333,63 @@ fn execute_scenario<T: TraceSink>(
     mem: &mut Memory,
     trace: &mut T,
 ) -> Result<Exec, Diagnostic> {
+    execute_by(sc, &mut |m, prog| m.run(prog, mem, trace))
+}
+
+/// [`execute_scenario`] one instruction at a time (`Isa::execute_steps`):
+/// the machine runs each instruction as a program of its own.
+fn execute_steps(
+    sc: &Scenario,
+    mem: &mut Memory,
+    mut trace: &mut dyn WriteSink,
+) -> Result<Exec, Diagnostic> {
+    execute_by(sc, &mut |m, prog| {
+        for (index, inst) in prog.iter().enumerate() {
+            if let Instruction::Mem2d(d) = inst {
+                let text = asm::print_mem2d(d);
+                let bytes = d.encode();
+                trace.step(&StepEvent::Instruction {
+                    index,
+                    text: &text,
+                    bytes: &bytes,
+                });
+            }
+        }
+        xstore_core::run::run_until_fault_indexed(prog, |index, inst| {
+            trace.step(&StepEvent::Begin { index });
+            let before = *m.regs();
+            let ran = m.run(std::slice::from_ref(inst), mem, &mut trace);
+            let changed: Vec<RegReport> = m
+                .reg_names()
+                .zip(m.regs().iter().zip(&before))
+                .filter(|(_, (now, was))| now != was)
+                .map(|(name, (&now, _))| RegReport {
+                    name,
+                    value: RegValue::Int(now as u64),
+                    changed: true,
+                })
+                .collect();
+            trace.step(&StepEvent::Retire {
+                index,
+                changed: &changed,
+            });
+            ran.fault.map_or(Ok(()), |(_, f)| Err(f))
+        })
+    })
+}
+
+/// The scenario runner around `run`, which executes the lowered program on
+/// the machine holding the scenario's registers.
+fn execute_by(
+    sc: &Scenario,
+    run: &mut dyn FnMut(&mut Machine, &[Instruction]) -> RunOutcome,
+) -> Result<Exec, Diagnostic> {
     let Prepared {
         regs: regs0, insts, ..
     } = prepare(sc)?;
     let prog: Vec<Instruction> = insts.iter().copied().map(Instruction::Mem2d).collect();
     let mut m = Machine::from_regs(regs0);
-    let ran = m.run(&prog, mem, trace);
+    let ran = run(&mut m, &prog);
     let mut out = Exec::ok(ran.executed);
     let attempted = ran.executed + usize::from(ran.fault.is_some());
     for (i, inst) in insts[..attempted].iter().enumerate() {
@@ -471,6 +522,14 @@ impl Isa for Model {
         mut trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
         execute_scenario(sc, mem, &mut trace)
+    }
+    fn execute_steps(
+        &self,
+        sc: &Scenario,
+        mem: &mut Memory,
+        trace: &mut dyn WriteSink,
+    ) -> Result<Exec, Diagnostic> {
+        execute_steps(sc, mem, trace)
     }
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         lint::lint(sc, mem)

@@ -82,8 +82,8 @@ pub use word::{decode, decode_one, Word};
 use xstore_core::bench::BenchResult;
 use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
 use xstore_core::report::{Exec, Explanation, FaultReport, Finding, RegReport, Validation};
-use xstore_core::scenario::{Outcome, Scenario};
-use xstore_core::stream::WriteSink;
+use xstore_core::scenario::{Outcome, Program, Scenario};
+use xstore_core::stream::{StepEvent, WriteSink};
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 /// The named memory maps; the first is the default.
@@ -125,6 +125,20 @@ fn reg_reports(m: &Machine) -> Vec<RegReport> {
             name,
             changed: false,
         })
+        .collect()
+}
+
+/// The bytes of each word of the program, in memory order (a word of a hex
+/// program that does not decode keeps its bytes).
+fn word_bytes(sc: &Scenario, prog: &scen::Words) -> Vec<Vec<u8>> {
+    if let Program::Hex { bytes, .. } = &sc.program {
+        if let Ok(raws) = word::split(bytes) {
+            return raws.iter().map(word::Raw::bytes).collect();
+        }
+    }
+    prog.words
+        .iter()
+        .map(|w| w.as_ref().map(Word::encode).unwrap_or_default())
         .collect()
 }
 
@@ -218,6 +232,62 @@ impl Isa for Model {
         let mut m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
         let run = m.run_slots(&prog.words, mem, &mut trace);
+        exec_report(&m, &prog, sc, run)
+    }
+    fn execute_steps(
+        &self,
+        sc: &Scenario,
+        mem: &mut Memory,
+        mut trace: &mut dyn WriteSink,
+    ) -> Result<Exec, Diagnostic> {
+        let mut m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+        let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
+        let segs = exec::segments(&prog.words);
+        let bytes = word_bytes(sc, &prog);
+        for (index, seg) in segs.iter().enumerate() {
+            let text: Vec<String> = prog.words[seg.clone()]
+                .iter()
+                .map(|w| match w {
+                    Ok(w) => w.to_string(),
+                    Err(e) => format!("(undecodable word: {})", e.message),
+                })
+                .collect();
+            trace.step(&StepEvent::Instruction {
+                index,
+                text: &text.join("; "),
+                bytes: &bytes[seg.clone()].concat(),
+            });
+        }
+        // Each block runs as a program of its own.
+        let mut run = RunOutcome {
+            executed: 0,
+            no_ops: Vec::new(),
+            stop: None,
+        };
+        for (index, seg) in segs.into_iter().enumerate() {
+            trace.step(&StepEvent::Begin { index });
+            let before = reg_reports(&m);
+            let one = m.run_slots(&prog.words[seg], mem, &mut trace);
+            let changed: Vec<RegReport> = reg_reports(&m)
+                .into_iter()
+                .zip(&before)
+                .filter(|(now, was)| now.value != was.value)
+                .map(|(now, _)| RegReport {
+                    changed: true,
+                    ..now
+                })
+                .collect();
+            trace.step(&StepEvent::Retire {
+                index,
+                changed: &changed,
+            });
+            run.executed += one.executed;
+            run.no_ops.extend(one.no_ops.iter().map(|_| index));
+            if let Some((_, stop)) = one.stop {
+                run.stop = Some((index, stop));
+                break;
+            }
+        }
         exec_report(&m, &prog, sc, run)
     }
     fn lint(&self, sc: &Scenario, _mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {

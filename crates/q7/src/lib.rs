@@ -102,7 +102,7 @@ use xstore_core::bench::BenchResult;
 use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
 use xstore_core::report::{Exec, Explanation, FaultReport, Finding, Validation};
 use xstore_core::scenario::{Outcome, Scenario};
-use xstore_core::stream::WriteSink;
+use xstore_core::stream::{StepEvent, WriteSink};
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 /// `validate` of a bundle stream: every check by name, a check the bytes
@@ -216,39 +216,54 @@ impl Isa for Model {
         mem: &mut Memory,
         mut trace: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
-        let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
-        let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
-        let bundles: Vec<Bundle> = prog.iter().map(|l| l.bundle).collect();
-        let mut m = m0.clone();
-        let r = m.run(&bundles, mem, &mut trace);
-        let mut warnings = Vec::new();
-        if r.fault.is_none() {
-            for k in 0..regs::VALIGN_COUNT {
-                let u = m.valign(k);
-                if !u.is_empty() {
-                    warnings.push(lint::pending_message(k, u.len(), u.start()));
+        execute_by(sc, &mut |m, bundles| m.run(bundles, mem, &mut trace))
+    }
+
+    fn execute_steps(
+        &self,
+        sc: &Scenario,
+        mem: &mut Memory,
+        mut trace: &mut dyn WriteSink,
+    ) -> Result<Exec, Diagnostic> {
+        execute_by(sc, &mut |m, bundles| {
+            for (index, b) in bundles.iter().enumerate() {
+                let bytes = b.encode().map(|x| x.to_vec()).unwrap_or_default();
+                trace.step(&StepEvent::Instruction {
+                    index,
+                    text: &b.to_string(),
+                    bytes: &bytes,
+                });
+            }
+            // Each bundle runs as a program of its own.
+            let r = xstore_core::run::run_until_fault_indexed(bundles, |index, b| {
+                trace.step(&StepEvent::Begin { index });
+                let before = m.clone();
+                let one = m.run(std::slice::from_ref(b), mem, &mut trace);
+                let changed: Vec<_> = scen::report(&before, m)
+                    .into_iter()
+                    .filter(|r| r.changed)
+                    .collect();
+                trace.step(&StepEvent::Retire {
+                    index,
+                    changed: &changed,
+                });
+                one.fault.map_or(Ok(()), |(_, f)| Err(f))
+            });
+            if r.fault.is_none() {
+                for k in 0..regs::VALIGN_COUNT {
+                    let u = m.valign(k);
+                    if !u.is_empty() {
+                        trace.step(&StepEvent::Pending {
+                            holder: &regs::Reg::new(regs::File::Valign, k)
+                                .expect("a valign register")
+                                .to_string(),
+                            addr: u.start() as u64,
+                            len: u.len() as u64,
+                        });
+                    }
                 }
             }
-        }
-        Ok(Exec {
-            outcome: if r.fault.is_some() {
-                Outcome::Fault
-            } else {
-                Outcome::Ok
-            },
-            fault: r.fault.map(|(i, f)| FaultReport {
-                kind: f.kind().to_string(),
-                address: f.address(),
-                message: match prog[i].line {
-                    0 => f.message().to_string(),
-                    line => format!("line {line}: {}", f.message()),
-                },
-                code: None,
-                instruction: Some(i),
-            }),
-            warnings,
-            regs: scen::report(&m0, &m),
-            executed: r.executed,
+            r
         })
     }
 
@@ -265,6 +280,48 @@ impl Isa for Model {
     fn bench(&self, quick: bool) -> Vec<BenchResult> {
         bench::run(quick)
     }
+}
+
+/// The scenario runner around `run`, which executes the program's bundles
+/// on the machine holding the scenario's registers.
+fn execute_by(
+    sc: &Scenario,
+    run: &mut dyn FnMut(&mut Machine, &[Bundle]) -> RunOutcome,
+) -> Result<Exec, Diagnostic> {
+    let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
+    let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
+    let bundles: Vec<Bundle> = prog.iter().map(|l| l.bundle).collect();
+    let mut m = m0.clone();
+    let r = run(&mut m, &bundles);
+    let mut warnings = Vec::new();
+    if r.fault.is_none() {
+        for k in 0..regs::VALIGN_COUNT {
+            let u = m.valign(k);
+            if !u.is_empty() {
+                warnings.push(lint::pending_message(k, u.len(), u.start()));
+            }
+        }
+    }
+    Ok(Exec {
+        outcome: if r.fault.is_some() {
+            Outcome::Fault
+        } else {
+            Outcome::Ok
+        },
+        fault: r.fault.map(|(i, f)| FaultReport {
+            kind: f.kind().to_string(),
+            address: f.address(),
+            message: match prog[i].line {
+                0 => f.message().to_string(),
+                line => format!("line {line}: {}", f.message()),
+            },
+            code: None,
+            instruction: Some(i),
+        }),
+        warnings,
+        regs: scen::report(&m0, &m),
+        executed: r.executed,
+    })
 }
 
 /// The q7 ISA, as the command line reaches it.

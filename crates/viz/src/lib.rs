@@ -4,6 +4,11 @@
 //! - [`wavejson`]: an instruction's bit fields as a WaveDrom `reg` diagram,
 //!   from the numeric spans `explain` fills from each ISA's field table;
 //!   [`reg_svg`] draws such a diagram as a standalone SVG.
+//! - [`trace`]: a scenario's run instruction by instruction (each
+//!   instruction's text, bytes, writes and changed registers, as the ISA's
+//!   executor attributes them); [`memory_map_svg`] draws the memory it
+//!   touched, byte by byte, and [`report_html`] the whole run as one
+//!   self-contained HTML page (`xstore run --report`).
 //!
 //! The crate depends on `xstore-core` only: it reads explanations and runs
 //! through the [`xstore_core::isa::Isa`] trait.
@@ -40,6 +45,12 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod html;
+pub mod map;
+pub mod trace;
 pub mod wave;
 
+pub use html::report_html;
+pub use map::memory_map_svg;
+pub use trace::{trace, PendingRange, StepStatus, StepTrace, Trace};
 pub use wave::{reg_svg, wavejson};

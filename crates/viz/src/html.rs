@@ -1,0 +1,204 @@
+//! The report of a run: one self-contained HTML page (inline CSS, the map
+//! as inline SVG, no scripts, nothing loaded from outside).
+
+use crate::map::{memory_map_svg, shorten};
+use crate::trace::{StepStatus, Trace};
+use crate::wave::xml_escape;
+use xstore_core::report::{RegReport, RegValue};
+
+/// Writes listed per instruction in the program table (the rest counted).
+pub const MAX_LISTED_WRITES: usize = 16;
+/// Bytes of a write shown as hex in the program table (the rest counted).
+pub const MAX_SHOWN_BYTES: usize = 64;
+
+const CSS: &str = "body{font-family:sans-serif;margin:1.5em;color:#111}\
+h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}\
+table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px;\
+vertical-align:top;text-align:left}th{background:#eee}\
+code,.hex{font-family:monospace;font-size:0.9em}.hex{word-break:break-all;max-width:40em}\
+.swatch{display:inline-block;width:0.9em;height:0.9em;border:1px solid #555;\
+vertical-align:middle;margin-right:4px}\
+tr.fault td{background:#fde0e0}tr.pending td{background:#fff6d6}tr.not_run td{color:#888}\
+.outcome-ok{color:#1a7f37}.outcome-fault{color:#b42318}.outcome-pending{color:#9a6700}\
+.note{color:#555}";
+
+fn reg_value(r: &RegReport) -> String {
+    match &r.value {
+        RegValue::Int(v) => format!("{v:#x}"),
+        RegValue::Hex(h) => h.clone(),
+    }
+}
+
+fn status_text(s: StepStatus) -> &'static str {
+    match s {
+        StepStatus::Done => "done",
+        StepStatus::Fault => "fault",
+        StepStatus::Pending => "pending",
+        StepStatus::NotRun => "not run",
+    }
+}
+
+fn status_class(s: StepStatus) -> &'static str {
+    match s {
+        StepStatus::Done => "done",
+        StepStatus::Fault => "fault",
+        StepStatus::Pending => "pending",
+        StepStatus::NotRun => "not_run",
+    }
+}
+
+/// The HTML report of a trace: the outcome, the program (each
+/// instruction's text, bytes, status, writes and changed registers), the
+/// memory map with its legend, and what the trace left out. Every text is
+/// escaped; the page refers to no URL but the SVG namespace.
+pub fn report_html(t: &Trace) -> String {
+    let e = |s: &str| xml_escape(s);
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    h.push_str(&format!(
+        "<title>xstore run {}</title><style>{CSS}</style></head><body>\n",
+        e(&t.file)
+    ));
+    h.push_str(&format!(
+        "<h1>xstore run <code>{}</code></h1>\n<p>isa <b>{}</b>; outcome \
+         <b class=\"outcome-{o}\">{o}</b>; {} of {} instructions completed; {} writes, {} bytes \
+         written.</p>\n",
+        e(&t.file),
+        e(&t.isa),
+        t.executed,
+        t.steps.len() + t.steps_omitted,
+        t.writes,
+        t.bytes_written,
+        o = t.outcome.as_str(),
+    ));
+    if let Some(f) = &t.fault {
+        let at = f.address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
+        h.push_str(&format!(
+            "<p class=\"fault\">fault: <b>{}</b>{at}: {}</p>\n",
+            e(&f.kind),
+            e(&f.message)
+        ));
+    }
+    for w in &t.warnings {
+        h.push_str(&format!("<p class=\"warning\">warning: {}</p>\n", e(w)));
+    }
+    if t.has_expect {
+        if t.expect_failures.is_empty() {
+            h.push_str("<p>expect: all hold</p>\n");
+        } else {
+            h.push_str("<p>expect: failed</p><ul>");
+            for f in &t.expect_failures {
+                h.push_str(&format!("<li>{}</li>", e(f)));
+            }
+            h.push_str("</ul>\n");
+        }
+    }
+    program_table(t, &mut h);
+    h.push_str("<h2>Memory</h2>\n<p class=\"note\">Touched memory in rows of 64 bytes: each written byte in the colour of the instruction that wrote it last; grey bytes were not written.</p>\n");
+    h.push_str(&memory_map_svg(t, None));
+    if !t.regs.is_empty() {
+        h.push_str("<h2>Registers changed by the run</h2>\n<table><tr><th>register</th><th>value</th></tr>");
+        for r in &t.regs {
+            h.push_str(&format!(
+                "<tr><td><code>{}</code></td><td class=\"hex\">{}</td></tr>",
+                e(&r.name),
+                e(&reg_value(r))
+            ));
+        }
+        h.push_str("</table>\n");
+    }
+    if t.truncated() {
+        h.push_str(&format!(
+            "<p class=\"note truncated\">The report is bounded: {} instructions past the first {} \
+             and {} written bytes past the first {} are counted, not shown.</p>\n",
+            t.steps_omitted,
+            crate::trace::MAX_STEPS,
+            t.bytes_omitted,
+            crate::trace::MAX_KEPT_BYTES
+        ));
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+/// The program table: one row per instruction.
+fn program_table(t: &Trace, h: &mut String) {
+    let e = |s: &str| xml_escape(s);
+    h.push_str(
+        "<h2>Program</h2>\n<table class=\"program\"><tr><th>#</th><th>instruction</th>\
+         <th>bytes</th><th>status</th><th>writes</th><th>registers changed</th></tr>\n",
+    );
+    for s in &t.steps {
+        let mut writes = String::new();
+        for w in s.writes.iter().take(MAX_LISTED_WRITES) {
+            let n = w.hex.len() / 2;
+            let shown = shorten_hex(&w.hex, MAX_SHOWN_BYTES);
+            writes.push_str(&format!(
+                "<div><code>{:#x}</code> <span class=\"hex\">{}</span>{}</div>",
+                w.addr,
+                e(&shown),
+                if n > MAX_SHOWN_BYTES {
+                    format!(" ({n} bytes)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if s.writes.len() > MAX_LISTED_WRITES {
+            writes.push_str(&format!(
+                "<div class=\"note\">… {} more writes</div>",
+                s.writes.len() - MAX_LISTED_WRITES
+            ));
+        }
+        let regs: Vec<String> = s
+            .regs
+            .iter()
+            .map(|r| {
+                format!(
+                    "<div><code>{}</code> = <span class=\"hex\">{}</span></div>",
+                    e(&r.name),
+                    e(&shorten(&reg_value(r), 2 * MAX_SHOWN_BYTES + 2))
+                )
+            })
+            .collect();
+        let swatch = if s.writes.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<span class=\"swatch\" style=\"background:{}\"></span>",
+                crate::map::inst_colour(s.index)
+            )
+        };
+        h.push_str(&format!(
+            "<tr class=\"{}\" id=\"inst-{}\"><td>{swatch}{}</td><td><code>{}</code></td>\
+             <td class=\"hex\">{}</td><td>{}</td><td>{writes}</td><td>{}</td></tr>\n",
+            status_class(s.status),
+            s.index,
+            s.index,
+            e(&s.text),
+            if s.hex.is_empty() {
+                "<span class=\"note\">encoding not public</span>".to_string()
+            } else {
+                e(&s.hex)
+            },
+            status_text(s.status),
+            regs.concat()
+        ));
+    }
+    if t.steps_omitted > 0 {
+        h.push_str(&format!(
+            "<tr><td colspan=\"6\" class=\"note\">… {} more instructions not shown</td></tr>\n",
+            t.steps_omitted
+        ));
+    }
+    h.push_str("</table>\n");
+}
+
+/// The first `max` bytes of a hex string, with `…` when cut.
+fn shorten_hex(hex: &str, max: usize) -> String {
+    if hex.len() <= 2 * max {
+        hex.to_string()
+    } else {
+        format!("{}…", &hex[..2 * max])
+    }
+}
