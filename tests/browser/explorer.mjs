@@ -18,7 +18,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, existsSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -131,6 +131,12 @@ async function typeInstruction(page, isa, text) {
   await page.check("#mode-asm");
   await page.fill("#input", "");
   await page.locator("#input").pressSequentially(text, { delay: 0 });
+  await waitShown(page, `${isa}:asm:${text}`);
+}
+
+/** Wait until the instruction panel shows everything for this input. */
+async function waitShown(page, key) {
+  await page.waitForFunction((k) => document.getElementById("panel-inst").dataset.shown === k, key);
 }
 
 const INSTRUCTIONS = {
@@ -166,7 +172,8 @@ test("an instruction of each ISA shows its encoding, diagram, explain table and 
     assert.ok(await page.locator("#input-error").isHidden(), `${isa}: no error shown`);
     await shot(page, `explorer-${isa}.png`);
   }
-  await typeInstruction(page, "neuron", INSTRUCTIONS.neuron.text);
+  // The README's picture: a Q7 bundle, whose diagram, verdict and table fit one screen.
+  await typeInstruction(page, "q7", INSTRUCTIONS.q7.text);
   await page.waitForSelector("#diagram svg");
   await shot(page, "explorer.png");
   await context.close();
@@ -177,6 +184,7 @@ test("a hex input is disassembled and explained", async () => {
   await page.selectOption("#isa", "q7");
   await page.check("#mode-hex");
   await page.fill("#input", "1f03049c945e9c02");
+  await waitShown(page, "q7:hex:1f03049c945e9c02");
   await page.waitForFunction(() => document.getElementById("encoding").textContent === "IVP_SV2NX8_IP v0, a3, 64");
   assert.equal(await page.textContent("#encoding-title"), "Disassembly");
   await page.waitForSelector("#explain table");
@@ -205,6 +213,7 @@ test("a bad instruction shows the command line's error at its position", async (
   await page.selectOption("#isa", "neuron");
   await page.check("#mode-hex");
   await page.fill("#input", "ab10 0000");
+  await waitShown(page, "neuron:hex:ab10 0000");
   await page.waitForFunction(() => /^<input>:byte /.test(document.querySelector("#input-error .rendered")?.textContent));
   const r2 = await page.textContent("#input-error .rendered");
   const cli2 = (() => {
@@ -223,47 +232,108 @@ test("a bad instruction shows the command line's error at its position", async (
   await context.close();
 });
 
-/** Bytes written by a scenario, from `xstore run --json`. */
-function bytesWritten(path) {
+/** The run of a scenario file by `xstore run --json` (exit 1, a failed expectation, is a run too). */
+function cliRun(path) {
   let out;
   try {
     out = xstore("--json", "run", path);
   } catch (e) {
-    out = e.stdout; // exit 1: an expectation failed; the JSON is still there
+    if (e.status !== 1) throw e;
+    out = e.stdout;
   }
-  const run = JSON.parse(out);
-  return { run, bytes: run.writes.reduce((n, w) => n + w.hex.length / 2, 0) };
+  return JSON.parse(out);
+}
+
+/** How many distinct bytes these writes ({addr, hex}) cover: one map cell each. */
+function distinctBytes(writes) {
+  const seen = new Set();
+  for (const w of writes) {
+    for (let i = 0; i < w.hex.length / 2; i++) seen.add(BigInt(w.addr) + BigInt(i));
+  }
+  return seen.size;
+}
+
+/** The server's trace of an example (what the page and the report draw). */
+async function serverTrace(path) {
+  const text = await (await fetch(`${url}api/example/${path}`)).text();
+  const res = await fetch(`${url}api/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ scenario: text, name: path }),
+  });
+  assert.equal(res.status, 200, path);
+  return (await res.json()).trace;
+}
+
+const SCENARIOS = [
+  "examples/neuron/store_u16_2d.toml",
+  "examples/q7/source_s4.toml",
+  "examples/pto/fault_alignment_first.toml",
+  "examples/pto/source_local.toml",
+  "examples/q7/aligned_loop.toml",
+];
+
+async function waitLabel(page, prefix) {
+  await page.waitForFunction((p) => document.getElementById("step-label").textContent.startsWith(p), prefix);
 }
 
 test("every example is one click away, and running one shows its map and steps", async () => {
   const { page, context } = await openExplorer({ width: 1280, height: 1000 });
   await page.click("#tab-scen");
   const examples = JSON.parse(execFileSync(bin, ["--json", "demo"], { cwd: root, encoding: "utf8" })).scenarios;
-  const buttons = await page.locator(".example").count();
-  assert.equal(buttons, examples.length, "one button per bundled example");
-  for (const path of ["examples/neuron/store_u16_2d.toml", "examples/q7/source_s4.toml", "examples/pto/fault_alignment_first.toml"]) {
+  assert.equal(await page.locator(".example").count(), examples.length, "one button per bundled example");
+  for (const e of examples) assert.equal(await page.locator(`.example[data-path='${e.path}']`).count(), 1, e.path);
+  for (const path of SCENARIOS) {
     await page.click(`.example[data-path='${path}']`);
     await page.waitForFunction((p) => document.getElementById("scen-name").textContent === p, path);
-    await page.waitForSelector("#report:not(.hidden) #map svg");
-    const { run, bytes } = bytesWritten(path);
+    await waitLabel(page, "after the run");
+    const run = cliRun(path);
+    const trace = await serverTrace(path);
+    const total = distinctBytes(run.writes);
     assert.equal(await page.textContent("#outcome"), run.outcome, `${path}: outcome`);
-    const written = await page.locator(WRITTEN_CELLS).count();
-    assert.equal(written, bytes, `${path}: written cells`);
-    // Before the first instruction nothing is written.
+    assert.equal(await page.locator(WRITTEN_CELLS).count(), total, `${path}: written cells after the run`);
+    const writers = trace.steps.filter((s) => s.writes.length > 0).length;
+    assert.equal(await page.locator(LEGEND_WRITERS).count(), writers, `${path}: legend entries`);
+    assert.equal(await page.locator("#steps-table tr").count(), trace.steps.length + 1, `${path}: steps`);
+    if (run.fault && run.fault.address !== null) {
+      assert.equal(await page.locator("#map svg rect.cell.fault").count(), 1, `${path}: the fault's cell`);
+    }
+    // Step by step: after instruction k, the cells of instructions 0..=k.
     await page.click("#step-first");
-    await page.waitForFunction(() => document.getElementById("step-label").textContent.startsWith("before"));
-    assert.equal(await page.locator(WRITTEN_CELLS).count(), 0, `${path}: step 0`);
+    await waitLabel(page, "after instruction 0 ");
+    assert.equal(await page.locator(WRITTEN_CELLS).count(), distinctBytes(trace.steps[0].writes), `${path}: step 0`);
+    if (trace.steps.length > 1) {
+      await page.click("#step-next");
+      await waitLabel(page, "after instruction 1 ");
+      const upto1 = trace.steps.slice(0, 2).flatMap((s) => s.writes);
+      assert.equal(await page.locator(WRITTEN_CELLS).count(), distinctBytes(upto1), `${path}: step 1`);
+      assert.equal(await page.locator("#steps-table tr.current td").first().textContent(), "1");
+    }
     await page.click("#step-last");
-    await page.waitForFunction(() => document.getElementById("step-label").textContent.startsWith("after"));
-    assert.equal(await page.locator(WRITTEN_CELLS).count(), bytes, `${path}: last step`);
-    if (path.includes("store_u16_2d")) await shot(page, "explorer-scenario.png");
+    await waitLabel(page, "after the run");
+    assert.equal(await page.locator(WRITTEN_CELLS).count(), total, `${path}: back after the run`);
+    if (path.includes("source_local")) await shot(page, "explorer-scenario.png");
   }
-  // A broken scenario shows its error at its line.
-  await page.fill("#scenario", 'isa = "q7"\nprogam = "nop"\n');
+  // A broken scenario shows the command line's error at its line (the
+  // edited example keeps its name, as an edited file would).
+  const bad = 'isa = "q7"\nprogam = "nop"\n';
+  await page.fill("#scenario", bad);
   await page.click("#run");
   await page.waitForSelector("#scenario-error:not(.hidden)");
-  assert.match(await page.textContent("#scenario-error .rendered"), /^<scenario>:2:1: error: /);
+  const dir = mkdtempSync(join(tmpdir(), "xstore-bad-"));
+  writeFileSync(join(dir, "bad.toml"), bad);
+  let cli = "";
+  try {
+    execFileSync(bin, ["run", join(dir, "bad.toml")], { cwd: root, encoding: "utf8", stdio: "pipe" });
+  } catch (e) {
+    cli = e.stderr.trim();
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const last = SCENARIOS[SCENARIOS.length - 1];
+  assert.equal(await page.textContent("#scenario-error .rendered"), cli.replace(join(dir, "bad.toml"), last));
+  assert.match(cli, /:2:1: error: unknown key `progam`/);
   assert.equal(await page.textContent("#scenario-mirror mark"), "progam");
+  assert.ok(await page.locator("#report").isHidden());
   await context.close();
 });
 
@@ -271,27 +341,42 @@ test("HTML reports of xstore run show the legend and a cell per byte written", a
   const dir = mkdtempSync(join(tmpdir(), "xstore-report-"));
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   try {
-    for (const path of ["examples/neuron/store_u16_2d.toml", "examples/q7/source_s4.toml", "examples/pto/fault_alignment_first.toml", "examples/pto/source_local.toml"]) {
+    for (const path of SCENARIOS) {
       const out = join(dir, path.replace(/\//g, "_") + ".html");
       try {
         xstore("run", path, "--report", out);
       } catch (e) {
-        if (!existsSync(out)) throw e;
+        if (e.status !== 1) throw e;
       }
-      const { bytes } = bytesWritten(path);
+      const run = cliRun(path);
+      const trace = await serverTrace(path);
       const page = await context.newPage();
       page.on("pageerror", (e) => pageErrors.push(String(e)));
       await page.route("**/*", (route) => {
         const u = route.request().url();
-        if (u.startsWith("file:") || u.startsWith("data:")) return route.continue();
+        if (u === pathToFileURL(out).href) return route.continue();
         offsite.push(u);
         return route.abort();
       });
       await page.goto(pathToFileURL(out).href);
-      assert.ok(await page.locator(LEGEND).count() >= 1, `${path}: legend`);
-      assert.equal(await page.locator(WRITTEN_CELLS).count(), bytes, `${path}: written cells`);
-      if (path.includes("store_u16_2d")) await shot(page, "report.png");
-      else await shot(page, `report-${path.split("/").pop()}.png`);
+      assert.equal(await page.locator(LEGEND).count(), 1, `${path}: legend`);
+      const writers = trace.steps.filter((s) => s.writes.length > 0).length;
+      assert.equal(await page.locator(LEGEND_WRITERS).count(), writers, `${path}: legend entries`);
+      assert.equal(await page.locator(WRITTEN_CELLS).count(), distinctBytes(run.writes), `${path}: written cells`);
+      // Each written cell names the instruction the trace says wrote it last.
+      const last = new Map();
+      trace.steps.forEach((s) => s.writes.forEach((w) => {
+        for (let i = 0; i < w.hex.length / 2; i++) last.set((BigInt(w.addr) + BigInt(i)).toString(), s.index);
+      }));
+      const cells = await page.$$eval(WRITTEN_CELLS, (rs) => rs.map((r) => {
+        const row = BigInt(r.closest("g.row").dataset.addr);
+        const col = [...r.parentNode.querySelectorAll("rect.cell")].indexOf(r);
+        return { addr: (row + BigInt(col)).toString(), inst: Number(r.dataset.inst) };
+      }));
+      for (const c of cells) assert.equal(c.inst, last.get(c.addr), `${path}: cell ${c.addr}`);
+      // The README's picture: a stream with two writers and bytes left pending.
+      if (path.includes("source_s4")) await shot(page, "report.png");
+      else await shot(page, `report-${path.split("/").pop().replace(".toml", "")}.png`);
       await page.close();
     }
   } finally {
@@ -304,7 +389,10 @@ test("the page raised no script error", () => {
   assert.deepEqual(pageErrors, []);
 });
 
-// The memory map's markup (crates/viz): a byte cell written by instruction k
-// has the classes `cell wK`; the legend is the element with id `legend`.
-const WRITTEN_CELLS = "svg .cell[class*=' w']";
-const LEGEND = "#legend";
+// The memory map's markup (crates/viz, docs/viz.md): a byte cell is a
+// `rect.cell`, and one written last by instruction k has the class `wK` and
+// `data-inst="K"`; the legend is `#legend`, one `.legend-item[data-inst]`
+// per instruction that wrote.
+const WRITTEN_CELLS = "svg rect.cell[data-inst]";
+const LEGEND = "svg #legend";
+const LEGEND_WRITERS = "svg #legend .legend-item[data-inst]";

@@ -207,11 +207,13 @@ async function inspect() {
     clearResults();
     showError($("input-error"), $("input-mirror"), input, r.body, isHex);
     setStatus(`error (${r.status})`);
+    shown(text);
   };
   if (!text.trim()) {
     clearResults();
     clearError($("input-error"), $("input-mirror"), input);
     setStatus("");
+    shown(text);
     return;
   }
   setStatus("…");
@@ -243,6 +245,12 @@ async function inspect() {
   renderVerdict(va.body);
   if (dg.ok) renderDiagrams(dg.body);
   setStatus("ok");
+  shown(text);
+}
+
+/** Record which input the panel now shows in full (the browser tests wait for it). */
+function shown(text) {
+  $("panel-inst").dataset.shown = `${currentIsa()}:${mode()}:${text}`;
 }
 
 let timer = null;
@@ -321,34 +329,48 @@ function fmtAddr(a) {
   return a === null || a === undefined ? "" : "0x" + a.toString(16);
 }
 
-function renderSummary(body) {
-  const t = body.trace;
+function renderSummary(t) {
   const box = $("summary");
   box.replaceChildren();
   box.append(el("span", { class: "verdict " + t.outcome, id: "outcome" }, t.outcome));
-  const bytes = (t.steps || []).reduce((n, s) => n + (s.writes || []).reduce((m, w) => m + w.hex.length / 2, 0), 0);
   box.append(" ", el("span", { id: "run-counts" },
-    `${t.steps.length} instruction(s), ${bytes} byte(s) written`));
+    `${t.executed} of ${t.steps.length + t.steps_omitted} instruction(s) completed; ` +
+    `${t.writes} write(s), ${t.bytes_written} byte(s) written`));
   if (t.fault) {
     const f = t.fault;
-    box.append(el("div", { class: "diag", id: "fault" },
-      `fault: ${f.kind}${f.address !== null && f.address !== undefined ? " at " + fmtAddr(f.address) : ""}: ${f.message}`));
+    const at = f.address !== null && f.address !== undefined ? " at " + fmtAddr(f.address) : "";
+    box.append(el("div", { class: "diag", id: "fault" }, `fault: ${f.kind}${at}: ${f.message}`));
   }
-  for (const w of t.warnings || []) box.append(el("div", { class: "note" }, "warning: " + w));
-  if (body.expect) {
-    const ok = body.expect.passed;
-    box.append(el("div", { id: "expect" }, ok ? "expect: all hold" : "expect FAILED: " + body.expect.failures.join("; ")));
+  for (const w of t.warnings) box.append(el("div", { class: "note" }, "warning: " + w));
+  for (const p of t.pending) {
+    box.append(el("div", { class: "note" }, `pending: ${p.len} byte(s) for ${fmtAddr(p.addr)} held in ${p.holder}`));
   }
+  if (t.has_expect) {
+    const ok = t.expect_failures.length === 0;
+    box.append(el("div", { id: "expect", class: ok ? "" : "lint-warning" },
+      ok ? "expect: all hold" : "expect FAILED: " + t.expect_failures.join("; ")));
+  }
+  if (t.steps_omitted || t.bytes_omitted) {
+    box.append(el("div", { class: "note" },
+      `the trace keeps the first ${t.steps.length} instruction(s); ${t.steps_omitted} more and ` +
+      `${t.bytes_omitted} written byte(s) are left out of the map`));
+  }
+}
+
+function regText(r) {
+  return `${r.name}=${typeof r.value === "number" ? "0x" + r.value.toString(16) : r.value}`;
 }
 
 function renderSteps(t, current) {
   const table = el("table", { id: "steps-table" });
-  table.append(el("tr", {}, el("th", {}, "#"), el("th", {}, "instruction"), el("th", {}, "writes")));
+  table.append(el("tr", {}, el("th", {}, "#"), el("th", {}, "instruction"), el("th", {}, "status"),
+    el("th", {}, "writes"), el("th", {}, "registers")));
   for (const s of t.steps) {
-    const writes = (s.writes || []).map((w) => `${fmtAddr(w.addr)}: ${w.hex}`).join("\n");
-    table.append(el("tr", { class: s.index + 1 === current ? "current" : "" },
+    const writes = s.writes.map((w) => `${fmtAddr(w.addr)}: ${w.hex}`).join("\n");
+    table.append(el("tr", { class: s.index === current ? "current" : "" },
       el("td", { class: "mono" }, s.index), el("td", { class: "mono" }, s.text),
-      el("td", { class: "mono" }, writes)));
+      el("td", {}, s.status.replace("_", " ")),
+      el("td", { class: "mono hexcell" }, writes), el("td", { class: "mono" }, s.regs.map(regText).join(" "))));
   }
   $("steps").replaceChildren(table);
 }
@@ -367,18 +389,24 @@ function renderLint(l) {
   }
 }
 
+/** Show memory after instruction `k` (from 0), or after the run (`null`). */
 async function showStep(k) {
   if (!run) return;
-  const r = await api("/api/map", { scenario: run.scenario, name: run.name, step: k });
-  if (!r.ok) return;
-  $("step").value = k;
   const n = run.trace.steps.length;
-  const s = k > 0 ? run.trace.steps[k - 1] : null;
-  $("step-label").textContent = k === 0
-    ? `before the first instruction (of ${n})`
-    : `after instruction ${k} of ${n}: ${s ? s.text : ""}`;
-  $("map").innerHTML = r.body.svg; // SVG produced by the server from the trace
-  renderSteps(run.trace, k);
+  let svg = run.map;
+  if (k !== null) {
+    const r = await api("/api/map", { scenario: run.scenario, name: run.name, step: k });
+    if (!r.ok) return;
+    svg = r.body.svg;
+  }
+  const shown = k === null ? n - 1 : k;
+  $("step").value = Math.max(0, shown);
+  const s = run.trace.steps[shown];
+  $("step-label").textContent = k === null
+    ? `after the run (${n} instruction(s))`
+    : `after instruction ${k} of 0..${n - 1}: ${s ? s.text : ""}`;
+  $("map").innerHTML = svg; // SVG produced by the server from the trace
+  renderSteps(run.trace, shown);
 }
 
 async function runScenario() {
@@ -386,6 +414,7 @@ async function runScenario() {
   const scenario = input.value;
   const name = scenarioName || "<scenario>";
   setStatus("running…");
+  $("step-label").textContent = "running…";
   const [r, l] = await Promise.all([
     api("/api/run", { scenario, name }),
     api("/api/lint", { scenario, name }),
@@ -398,13 +427,14 @@ async function runScenario() {
     return;
   }
   clearError($("scenario-error"), $("scenario-mirror"), input);
-  run = { scenario, name, trace: r.body.trace };
+  run = { scenario, name, trace: r.body.trace, map: r.body.map };
   const n = r.body.trace.steps.length;
-  $("step").max = n;
-  renderSummary(r.body);
+  $("step").max = Math.max(0, n - 1);
+  for (const id of ["step", "step-first", "step-prev", "step-next", "step-last"]) $(id).disabled = n === 0;
+  renderSummary(r.body.trace);
   renderLint(l);
   $("report").classList.remove("hidden");
-  await showStep(n);
+  await showStep(null);
   setStatus("ran " + name);
 }
 
@@ -439,7 +469,7 @@ async function main() {
   $("step-first").addEventListener("click", () => showStep(0));
   $("step-prev").addEventListener("click", () => showStep(Math.max(0, Number($("step").value) - 1)));
   $("step-next").addEventListener("click", () => showStep(Math.min(Number($("step").max), Number($("step").value) + 1)));
-  $("step-last").addEventListener("click", () => showStep(Number($("step").max)));
+  $("step-last").addEventListener("click", () => showStep(null));
   await loadExamples();
   isaChanged();
   document.body.dataset.ready = "1";

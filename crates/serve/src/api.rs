@@ -92,6 +92,8 @@ pub(crate) fn routes(reg: Registry) -> Router {
         .route("/api/{isa}/explain", post(explain))
         .route("/api/{isa}/validate", post(validate))
         .route("/api/{isa}/diagram", post(diagram))
+        .route("/api/run", post(run))
+        .route("/api/map", post(map))
         .route("/api/lint", post(lint))
         .fallback(unknown)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -150,10 +152,29 @@ struct HexReq {
 /// `{"scenario": "TOML text", "name": "shown in diagnostics"}`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ScenarioReq {
-    pub(crate) scenario: String,
+struct ScenarioReq {
+    scenario: String,
     #[serde(default)]
-    pub(crate) name: Option<String>,
+    name: Option<String>,
+}
+
+/// `{"scenario", "name", "step"}`: memory after instruction `step` (from 0;
+/// `null` or absent: after the run).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MapReq {
+    scenario: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    step: Option<usize>,
+}
+
+/// The scenario's trace, run as `xstore run --report` runs it (the command
+/// line's default memory cap).
+fn trace_of(reg: &Registry, text: &str, name: &str) -> Result<xstore_viz::Trace, Diagnostic> {
+    let (sc, isa) = xstore_core::isa::load_scenario(reg.isas(), text, name)?;
+    xstore_viz::trace(isa, &sc, DEFAULT_CAP)
 }
 
 /// Hex text → bytes, as the command line reads hex text: an empty input is an
@@ -310,6 +331,47 @@ async fn diagram(
             }
         }
         Ok(Json(json!({ "wavedrom": waves, "svg": svgs })))
+    })
+    .await
+}
+
+/// Run a scenario: its trace (what `run --report` draws) and the memory map
+/// after the run.
+async fn run(
+    State(reg): State<Registry>,
+    body: Result<Json<ScenarioReq>, JsonRejection>,
+) -> Answer {
+    let Json(req) = body?;
+    blocking(move || {
+        let t = trace_of(&reg, &req.scenario, &input_name(&req.name))?;
+        let map = xstore_viz::memory_map_svg(&t, None);
+        Ok(Json(json!({ "trace": t, "map": map })))
+    })
+    .await
+}
+
+/// The memory map after one instruction of a scenario's run (the scenario is
+/// run again: execution is deterministic).
+async fn map(State(reg): State<Registry>, body: Result<Json<MapReq>, JsonRejection>) -> Answer {
+    let Json(req) = body?;
+    blocking(move || {
+        let t = trace_of(&reg, &req.scenario, &input_name(&req.name))?;
+        if let Some(k) = req.step {
+            if k >= t.steps.len() {
+                return Err(Diagnostic::range(format!(
+                    "step {k} is not an instruction of the trace, which holds {}",
+                    t.steps.len()
+                ))
+                .expected(match t.steps.len() {
+                    0 => "null (after the run)".to_string(),
+                    n => format!("a step from 0 to {}, or null (after the run)", n - 1),
+                })
+                .into());
+            }
+        }
+        Ok(Json(
+            json!({ "svg": xstore_viz::memory_map_svg(&t, req.step) }),
+        ))
     })
     .await
 }

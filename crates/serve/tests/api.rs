@@ -394,6 +394,86 @@ async fn lint_answers_the_findings_and_reports_scenario_errors_at_their_line() {
     assert_eq!(v["rendered"], want.to_string());
 }
 
+fn example(path: &str) -> &'static xstore_core::isa::Example {
+    isas()
+        .iter()
+        .flat_map(|i| i.examples().iter())
+        .find(|e| e.path == path)
+        .unwrap()
+}
+
+/// The trace `xstore run --report` draws, for an example.
+fn library_trace(path: &str) -> xstore_viz::Trace {
+    let ex = example(path);
+    let Ok((sc, isa)) = xstore_core::isa::load_scenario(&isas(), ex.text, ex.path) else {
+        panic!("{path} loads")
+    };
+    xstore_viz::trace(isa, &sc, xstore_core::mem::DEFAULT_CAP).unwrap()
+}
+
+#[tokio::test]
+async fn run_answers_the_trace_and_the_map_after_the_run() {
+    for path in [
+        "examples/q7/source_s4.toml",
+        "examples/pto/fault_alignment_first.toml",
+        "examples/neuron/store_u16_2d.toml",
+    ] {
+        let ex = example(path);
+        let (s, v) = post("/api/run", json!({ "scenario": ex.text, "name": path })).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let t = library_trace(path);
+        assert_eq!(v["trace"], serde_json::to_value(&t).unwrap(), "{path}");
+        assert_eq!(v["map"], xstore_viz::memory_map_svg(&t, None));
+        assert_eq!(v["trace"]["file"], path);
+    }
+    let (s, v) = post(
+        "/api/run",
+        json!({ "scenario": "isa = \"q7\"\nprogam = 1\n" }),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(v["error"]["location"]["line"], 2);
+}
+
+#[tokio::test]
+async fn map_answers_memory_after_each_step_and_refuses_a_step_past_the_trace() {
+    let path = "examples/q7/source_s4.toml";
+    let ex = example(path);
+    let t = library_trace(path);
+    assert!(t.steps.len() >= 3);
+    for k in 0..t.steps.len() {
+        let (s, v) = post(
+            "/api/map",
+            json!({ "scenario": ex.text, "name": path, "step": k }),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(
+            v["svg"],
+            xstore_viz::memory_map_svg(&t, Some(k)),
+            "step {k}"
+        );
+    }
+    let (s, v) = post("/api/map", json!({ "scenario": ex.text, "step": null })).await;
+    assert_eq!(
+        (s, &v["svg"]),
+        (StatusCode::OK, &json!(xstore_viz::memory_map_svg(&t, None)))
+    );
+    // The maps differ from step to step (instruction 0 writes, 1 does not, 2 does).
+    let (_, first) = post("/api/map", json!({ "scenario": ex.text, "step": 0 })).await;
+    let (_, third) = post("/api/map", json!({ "scenario": ex.text, "step": 2 })).await;
+    assert_ne!(first["svg"], third["svg"]);
+    let n = t.steps.len();
+    let (s, v) = post("/api/map", json!({ "scenario": ex.text, "step": n })).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        v["error"]["message"],
+        format!("step {n} is not an instruction of the trace, which holds {n}")
+    );
+    let (s, _) = post("/api/map", json!({ "scenario": ex.text, "step": -1 })).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
 #[test]
 fn serve_binds_127_0_0_1_on_a_free_port_and_answers_over_http() {
     use std::io::{Read, Write};
@@ -448,6 +528,8 @@ fn garbage() -> impl Strategy<Value = (String, Option<&'static str>, Vec<u8>)> {
         ("/api/neuron/diagram", "hex"),
         ("/api/q7/diagram", "hex"),
         ("/api/lint", "scenario"),
+        ("/api/run", "scenario"),
+        ("/api/map", "scenario"),
         ("/api/xx/asm", "text"),
     ]);
     let other = prop::sample::select(vec!["text", "hex", "scenario", "name", "other"]);
