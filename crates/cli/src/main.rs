@@ -196,10 +196,13 @@ fn serve(port: u16) -> ExitCode {
     match res {
         Ok(()) => ExitCode::from(commands::EXIT_OK),
         Err(e) => {
-            out::err_line(xstore_core::Diagnostic::new(
-                xstore_core::DiagKind::Io,
-                format!("cannot serve on 127.0.0.1:{port}: {e}"),
-            ));
+            out::err_line(
+                xstore_core::Diagnostic::new(
+                    xstore_core::DiagKind::Io,
+                    format!("cannot serve: {e}"),
+                )
+                .in_file(&format!("127.0.0.1:{port}")),
+            );
             ExitCode::from(commands::EXIT_ERROR)
         }
     }
