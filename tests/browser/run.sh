@@ -3,7 +3,7 @@
 # over the explorer served by `xstore serve --port 0` and over the HTML
 # reports of `xstore run --report`. Installs what is missing: the chromium
 # package and, with `npm ci`, the pinned playwright-core (which downloads no
-# browser). Screenshots go to target/browser-artifacts/.
+# browser). Screenshots go to target/browser-artifacts/. Prints the time each part took.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if ! command -v chromium >/dev/null; then
@@ -13,6 +13,11 @@ if ! command -v chromium >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium
 fi
 (cd tests/browser && npm ci --no-audit --no-fund)
-cargo build -p xstore-cli
-export XSTORE_BIN="$PWD/target/debug/xstore" CHROMIUM="$(command -v chromium)"
+# The binary: XSTORE_BIN when given (.ci/run passes the one `cargo test` just built), else a
+# debug build.
+if [ -z "${XSTORE_BIN:-}" ]; then
+  cargo build -p xstore-cli
+  XSTORE_BIN="$PWD/target/debug/xstore"
+fi
+export XSTORE_BIN CHROMIUM="$(command -v chromium)"
 node --test --test-reporter=spec tests/browser/explorer.mjs
