@@ -29,6 +29,16 @@ fn explain_formats() {
     // `--format json` is `--json`, and text stays the default.
     let j = out(&xstore(&["pto", "explain", "--format", "json", "811111d8"]));
     assert_eq!(j, out(&xstore(&["pto", "explain", "--json", "811111d8"])));
+    // A `--format` given with `--json` wins.
+    let both = out(&xstore(&[
+        "pto", "explain", "--json", "--format", "wavedrom", "811111d8",
+    ]));
+    assert_eq!(
+        both,
+        out(&xstore(&[
+            "pto", "explain", "--format", "wavedrom", "811111d8"
+        ]))
+    );
     let t = out(&xstore(&["pto", "explain", "--format", "text", "811111d8"]));
     assert_eq!(t, out(&xstore(&["pto", "explain", "811111d8"])));
     let svg = out(&xstore(&[
@@ -64,4 +74,42 @@ fn explain_formats() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("has no bit fields to draw"));
     assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn run_report_writes_a_page_and_leaves_the_output_as_it_was() {
+    let dir = common::Scratch::new("viz-report");
+    for ex in [
+        "examples/q7/source_s4.toml",
+        "examples/pto/fault_page.toml",
+        "examples/neuron/store_u16_2d.toml",
+    ] {
+        let path = dir.file("report.html", "");
+        let plain = xstore(&["run", ex]);
+        let with = xstore(&["run", ex, "--report", &path]);
+        assert_eq!(plain.stdout, with.stdout, "{ex}");
+        assert_eq!(plain.status.code(), with.status.code(), "{ex}");
+        let page = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            page.starts_with("<!DOCTYPE html>") && page.contains("id=\"legend\""),
+            "{ex}"
+        );
+        assert!(page.contains(ex), "{ex}");
+        let json = xstore(&["run", ex, "--json", "--report", &path]);
+        assert_eq!(json.stdout, xstore(&["run", ex, "--json"]).stdout, "{ex}");
+    }
+    // A report that cannot be written is an error before any output.
+    let o = xstore(&[
+        "run",
+        "examples/q7/source_s4.toml",
+        "--report",
+        "/nonexistent-dir/r.html",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot write `/nonexistent-dir/r.html`"),
+        "{err}"
+    );
 }

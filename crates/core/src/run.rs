@@ -54,6 +54,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_indexed_run_passes_each_index_and_stops_at_the_first_fault() {
+        let mut seen = Vec::new();
+        let r = run_until_fault_indexed(&[5, 6, -7, 8], |i, &x| {
+            seen.push((i, x));
+            if x < 0 {
+                Err(i)
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(seen, [(0, 5), (1, 6), (2, -7)]);
+        assert_eq!(
+            r,
+            RunOutcome {
+                executed: 2,
+                fault: Some((2, 2))
+            }
+        );
+    }
+
+    #[test]
     fn the_run_stops_at_the_first_fault() {
         let r = run_until_fault(&[1, 2, -3, 4], |&x| if x < 0 { Err(x) } else { Ok(()) });
         assert_eq!(

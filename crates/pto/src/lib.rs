@@ -81,7 +81,9 @@ pub use word::{decode, decode_one, Word};
 
 use xstore_core::bench::BenchResult;
 use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
-use xstore_core::report::{Exec, Explanation, FaultReport, Finding, RegReport, Validation};
+use xstore_core::report::{
+    Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
+};
 use xstore_core::scenario::{Outcome, Program, Scenario};
 use xstore_core::stream::{StepEvent, WriteSink};
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
@@ -266,17 +268,22 @@ impl Isa for Model {
         };
         for (index, seg) in segs.into_iter().enumerate() {
             trace.step(&StepEvent::Begin { index });
-            let before = reg_reports(&m);
+            let gprs = m.gprs();
             let one = m.run_slots(&prog.words[seg], mem, &mut trace);
-            let changed: Vec<RegReport> = reg_reports(&m)
-                .into_iter()
-                .zip(&before)
-                .filter(|(now, was)| now.value != was.value)
-                .map(|(now, _)| RegReport {
-                    changed: true,
-                    ..now
-                })
-                .collect();
+            // Reports are built only when a GPR changed (no TSTORE block changes one).
+            let changed: Vec<RegReport> = if m.gprs() == gprs {
+                Vec::new()
+            } else {
+                reg_reports(&m)
+                    .into_iter()
+                    .filter(|r| {
+                        let (pe, sel) = machine::parse_reg(&r.name).expect("a listed name");
+                        let was = if sel == 0 { 0 } else { gprs[pe][sel as usize] };
+                        r.value != RegValue::Int(was)
+                    })
+                    .map(|r| RegReport { changed: true, ..r })
+                    .collect()
+            };
             trace.step(&StepEvent::Retire {
                 index,
                 changed: &changed,

@@ -176,6 +176,11 @@ impl Machine {
         (0..NUM_PES).flat_map(|pe| GPRS.iter().map(move |g| format!("pe{pe}.{g}")))
     }
 
+    /// Every PE's GPRs, to compare before and after an instruction.
+    pub(crate) fn gprs(&self) -> [[u64; GPR_COUNT]; NUM_PES] {
+        self.state.gpr
+    }
+
     /// Register `pe<N>.<gpr>` (selector 0, `zero`, reads 0).
     pub fn reg(&self, name: &str) -> Option<RegValue> {
         let (pe, sel) = parse_reg(name).ok()?;

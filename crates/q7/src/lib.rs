@@ -239,10 +239,7 @@ impl Isa for Model {
                 trace.step(&StepEvent::Begin { index });
                 let before = m.clone();
                 let one = m.run(std::slice::from_ref(b), mem, &mut trace);
-                let changed: Vec<_> = scen::report(&before, m)
-                    .into_iter()
-                    .filter(|r| r.changed)
-                    .collect();
+                let changed = scen::changed(&before, m);
                 trace.step(&StepEvent::Retire {
                     index,
                     changed: &changed,

@@ -137,8 +137,19 @@ pub(crate) fn program(sc: &Scenario) -> Result<Vec<Line>, Diagnostic> {
 
 /// Every register, with its `changed` flag.
 pub(crate) fn report(before: &Machine, after: &Machine) -> Vec<RegReport> {
+    reports(before, after, false)
+}
+
+/// The registers that differ between `before` and `after` (one
+/// instruction's changes), each with `changed` set.
+pub(crate) fn changed(before: &Machine, after: &Machine) -> Vec<RegReport> {
+    reports(before, after, true)
+}
+
+/// Every register, or only the changed ones (whose values alone are built).
+fn reports(before: &Machine, after: &Machine, only_changed: bool) -> Vec<RegReport> {
     regs::Reg::all()
-        .map(|r| {
+        .filter_map(|r| {
             let i = r.index();
             let changed = match r.file() {
                 File::Ar => after.ar(i) != before.ar(i),
@@ -146,13 +157,16 @@ pub(crate) fn report(before: &Machine, after: &Machine) -> Vec<RegReport> {
                 File::Vbool => after.vbool(i) != before.vbool(i),
                 File::Valign => after.valign(i).visible() != before.valign(i).visible(),
             };
+            if only_changed && !changed {
+                return None;
+            }
             let name = r.to_string();
             let value: RegValue = after.reg(&name).expect("every register has a value");
-            RegReport {
+            Some(RegReport {
                 name,
                 value,
                 changed,
-            }
+            })
         })
         .collect()
 }

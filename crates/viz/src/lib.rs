@@ -4,7 +4,7 @@
 //! - [`wavejson`]: an instruction's bit fields as a WaveDrom `reg` diagram,
 //!   from the numeric spans `explain` fills from each ISA's field table;
 //!   [`reg_svg`] draws such a diagram as a standalone SVG.
-//! - [`trace`]: a scenario's run instruction by instruction (each
+//! - [`trace()`]: a scenario's run instruction by instruction (each
 //!   instruction's text, bytes, writes and changed registers, as the ISA's
 //!   executor attributes them); [`memory_map_svg`] draws the memory it
 //!   touched, byte by byte, and [`report_html`] the whole run as one
