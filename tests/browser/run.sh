@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$SECONDS
 lap() { echo "browser tests: $1 in $((SECONDS - start)) s"; start=$SECONDS; }
+command -v node >/dev/null || { echo "the browser tests need Node.js 20 or later (node, npm)" >&2; exit 1; }
 if ! command -v chromium >/dev/null; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
