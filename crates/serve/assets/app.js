@@ -21,7 +21,13 @@ async function api(path, body) {
   const init = body === undefined
     ? { method: "GET" }
     : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-  const res = await fetch(path, init);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    const message = `the explorer's server does not answer (${e.message}); is xstore serve still running?`;
+    return { ok: false, status: 0, body: { error: { message, location: { type: "none" } }, rendered: message } };
+  }
   const type = res.headers.get("content-type") || "";
   const data = type.includes("json") ? await res.json() : await res.text();
   return { ok: res.ok, status: res.status, body: data };
