@@ -97,7 +97,7 @@ after(async () => {
 });
 
 /** A fresh page on the explorer whose every request is checked. */
-async function openExplorer(viewport = { width: 1280, height: 900 }) {
+async function openExplorer(viewport = { width: 1280, height: 900 }, { failedRequestsExpected = false } = {}) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   await page.route("**/*", (route) => {
@@ -110,7 +110,9 @@ async function openExplorer(viewport = { width: 1280, height: 900 }) {
   page.on("console", (m) => {
     // Chromium logs every 4xx answer; a 422 is the API's answer to bad input,
     // which these tests send on purpose. Anything else is an error.
-    if (m.type() === "error" && !/status of 422/.test(m.text())) pageErrors.push(m.text());
+    // A test that cuts the page off its server expects failed requests.
+    const expected = /status of 422/.test(m.text()) || (failedRequestsExpected && /ERR_FAILED/.test(m.text()));
+    if (m.type() === "error" && !expected) pageErrors.push(m.text());
   });
   await page.goto(url);
   await page.waitForSelector("body[data-ready='1']");
@@ -188,6 +190,20 @@ test("a hex input is disassembled and explained", async () => {
   await page.waitForFunction(() => document.getElementById("encoding").textContent === "IVP_SV2NX8_IP v0, a3, 64");
   assert.equal(await page.textContent("#encoding-title"), "Disassembly");
   await page.waitForSelector("#explain table");
+  // Switching the mode carries a valid input over: hex → assembly → hex.
+  await page.check("#mode-asm");
+  await waitShown(page, "q7:asm:IVP_SV2NX8_IP v0, a3, 64");
+  assert.equal(await page.textContent("#encoding"), "1f03049c945e9c02");
+  await page.check("#mode-hex");
+  await waitShown(page, "q7:hex:1f03049c945e9c02");
+  await context.close();
+});
+
+test("the page says so when its server does not answer", async () => {
+  const { page, context } = await openExplorer(undefined, { failedRequestsExpected: true });
+  await page.route("**/api/**", (route) => route.abort());
+  await page.fill("#input", "IVP_SV2NX8_IP v0, a3, 0");
+  await page.waitForFunction(() => /does not answer/.test(document.querySelector("#input-error .rendered")?.textContent));
   await context.close();
 });
 
@@ -308,6 +324,9 @@ test("every example is one click away, and running one shows its map and steps",
       const upto1 = trace.steps.slice(0, 2).flatMap((s) => s.writes);
       assert.equal(await page.locator(WRITTEN_CELLS).count(), distinctBytes(upto1), `${path}: step 1`);
       assert.equal(await page.locator("#steps-table tr.current td").first().textContent(), "1");
+      await page.click("#step-prev");
+      await waitLabel(page, "after instruction 0 ");
+      assert.equal(await page.locator(WRITTEN_CELLS).count(), distinctBytes(trace.steps[0].writes), `${path}: back to step 0`);
     }
     await page.click("#step-last");
     await waitLabel(page, "after the run");
