@@ -332,6 +332,15 @@ test("every example is one click away, and running one shows its map and steps",
     await waitLabel(page, "after the run");
     assert.equal(await page.locator(WRITTEN_CELLS).count(), total, `${path}: back after the run`);
     if (path.includes("source_local")) await shot(page, "explorer-scenario.png");
+    // The HTML report of the same run, opened from the page in a new tab.
+    if (path.includes("source_s4")) {
+      const [tab] = await Promise.all([context.waitForEvent("page"), page.click("#open-report")]);
+      await tab.waitForLoadState();
+      assert.ok(tab.url().startsWith("blob:"), tab.url());
+      assert.equal(await tab.locator(LEGEND).count(), 1, "report tab: legend");
+      assert.equal(await tab.locator(WRITTEN_CELLS).count(), total, "report tab: written cells");
+      await tab.close();
+    }
   }
   // A scenario opened from a local file (read by the page, sent as text).
   const opened = "examples/q7/narrowing.toml";

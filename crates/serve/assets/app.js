@@ -427,6 +427,7 @@ async function runScenario() {
   ]);
   if (!r.ok) {
     $("report").classList.add("hidden");
+    $("open-report").disabled = true;
     run = null;
     showError($("scenario-error"), $("scenario-mirror"), input, r.body, false);
     setStatus(`error (${r.status})`);
@@ -434,6 +435,7 @@ async function runScenario() {
   }
   clearError($("scenario-error"), $("scenario-mirror"), input);
   run = { scenario, name, trace: r.body.trace, map: r.body.map };
+  $("open-report").disabled = false;
   const n = r.body.trace.steps.length;
   $("step").max = Math.max(0, n - 1);
   for (const id of ["step", "step-first", "step-prev", "step-next", "step-last"]) $(id).disabled = n === 0;
@@ -442,6 +444,19 @@ async function runScenario() {
   $("report").classList.remove("hidden");
   await showStep(null);
   setStatus("ran " + name);
+}
+
+/** The run's HTML report (as `xstore run --report` writes it), in a new tab. */
+async function openReport() {
+  if (!run) return;
+  const res = await fetch("/api/report", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ scenario: run.scenario, name: run.name }),
+  });
+  if (!res.ok) return;
+  const blob = new Blob([await res.text()], { type: "text/html" });
+  window.open(URL.createObjectURL(blob), "_blank");
 }
 
 // ---- wiring ---------------------------------------------------------------
@@ -467,6 +482,7 @@ async function main() {
     markInput($("scenario-mirror"), $("scenario").value, null);
   });
   $("run").addEventListener("click", runScenario);
+  $("open-report").addEventListener("click", openReport);
   $("open").addEventListener("change", async (e) => {
     const f = e.target.files[0];
     if (f) setScenario(await f.text(), f.name);

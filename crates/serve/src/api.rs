@@ -94,6 +94,7 @@ pub(crate) fn routes(reg: Registry) -> Router {
         .route("/api/{isa}/diagram", post(diagram))
         .route("/api/run", post(run))
         .route("/api/map", post(map))
+        .route("/api/report", post(report))
         .route("/api/lint", post(lint))
         .fallback(unknown)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -372,6 +373,20 @@ async fn map(State(reg): State<Registry>, body: Result<Json<MapReq>, JsonRejecti
         Ok(Json(
             json!({ "svg": xstore_viz::memory_map_svg(&t, req.step) }),
         ))
+    })
+    .await
+}
+
+/// The HTML report of a scenario's run, as `xstore run --report` writes it.
+async fn report(
+    State(reg): State<Registry>,
+    body: Result<Json<ScenarioReq>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(req) = body?;
+    blocking(move || {
+        let t = trace_of(&reg, &req.scenario, &input_name(&req.name))?;
+        let html = xstore_viz::report_html(&t);
+        Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
     })
     .await
 }

@@ -436,6 +436,28 @@ async fn run_answers_the_trace_and_the_map_after_the_run() {
 }
 
 #[tokio::test]
+async fn report_answers_the_html_report_of_run_report() {
+    let path = "examples/q7/source_s4.toml";
+    let body = json!({ "scenario": example(path).text, "name": path });
+    let (s, kind, html) = call_raw(
+        "POST",
+        "/api/report",
+        Some("application/json"),
+        body.to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert_eq!(
+        String::from_utf8(html).unwrap(),
+        xstore_viz::report_html(&library_trace(path))
+    );
+    let (s, v) = post("/api/report", json!({ "scenario": "isa = 1" })).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(v["error"]["location"]["line"], 1);
+}
+
+#[tokio::test]
 async fn map_answers_memory_after_each_step_and_refuses_a_step_past_the_trace() {
     let path = "examples/q7/source_s4.toml";
     let ex = example(path);
@@ -530,6 +552,7 @@ fn garbage() -> impl Strategy<Value = (String, Option<&'static str>, Vec<u8>)> {
         ("/api/lint", "scenario"),
         ("/api/run", "scenario"),
         ("/api/map", "scenario"),
+        ("/api/report", "scenario"),
         ("/api/xx/asm", "text"),
     ]);
     let other = prop::sample::select(vec!["text", "hex", "scenario", "name", "other"]);
