@@ -19,13 +19,13 @@ use xstore_core::{hex, DiagKind, Diagnostic};
 /// An answer that is not a success: an HTTP status and the diagnostic that
 /// says why, sent as `{"error": <diagnostic>, "rendered": "<its line>"}`.
 #[derive(Debug)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     /// `422` for bad input the library rejects, `400` for a body that is not
     /// the request's JSON, `404` for an unknown ISA or example, `413` for a
     /// body over [`BODY_LIMIT`](crate::BODY_LIMIT).
-    pub status: StatusCode,
+    status: StatusCode,
     /// What was wrong, as the command line reports it.
-    pub diag: Diagnostic,
+    diag: Diagnostic,
 }
 
 impl ApiError {

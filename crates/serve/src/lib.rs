@@ -29,8 +29,6 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use xstore_core::isa::Isa;
 
-pub use api::ApiError;
-
 /// The largest request body the API reads, in bytes (1 MiB); a larger body
 /// is answered `413 Payload Too Large` before any of it is parsed.
 pub const BODY_LIMIT: usize = 1 << 20;
@@ -40,23 +38,23 @@ pub const DEFAULT_PORT: u16 = 7878;
 
 /// The ISAs the explorer offers, in the order its menu lists them.
 #[derive(Clone)]
-pub struct Registry {
+pub(crate) struct Registry {
     isas: Arc<[&'static dyn Isa]>,
 }
 
 impl Registry {
     /// A registry of these ISAs (their names must differ).
-    pub fn new(isas: impl IntoIterator<Item = &'static dyn Isa>) -> Self {
+    pub(crate) fn new(isas: impl IntoIterator<Item = &'static dyn Isa>) -> Self {
         Registry {
             isas: isas.into_iter().collect(),
         }
     }
     /// Every ISA, in order.
-    pub fn isas(&self) -> &[&'static dyn Isa] {
+    pub(crate) fn isas(&self) -> &[&'static dyn Isa] {
         &self.isas
     }
     /// The ISA named `name`.
-    pub fn find(&self, name: &str) -> Option<&'static dyn Isa> {
+    pub(crate) fn find(&self, name: &str) -> Option<&'static dyn Isa> {
         self.isas.iter().copied().find(|i| i.name() == name)
     }
 }
