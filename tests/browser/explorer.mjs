@@ -4,7 +4,8 @@
 //   node --test tests/browser/            (from the repository root; .ci/run does this)
 //
 // Environment:
-//   XSTORE_BIN        the xstore binary (default target/release/xstore, else target/debug/xstore)
+//   XSTORE_BIN        the xstore binary (default: the newer of target/release/xstore and
+//                     target/debug/xstore)
 //   CHROMIUM          the browser (default /usr/bin/chromium)
 //   XSTORE_ARTIFACTS  where screenshots go (default target/browser-artifacts)
 //   XSTORE_SHOTS      also write the README's screenshots (explorer.png, report.png) here,
@@ -18,15 +19,18 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, existsSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, existsSync, rmSync, writeFileSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+// Without XSTORE_BIN: the newer of the release and the debug build.
 const bin = process.env.XSTORE_BIN
-  || [join(root, "target/release/xstore"), join(root, "target/debug/xstore")].find(existsSync);
+  || [join(root, "target/release/xstore"), join(root, "target/debug/xstore")]
+    .filter(existsSync)
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const artifacts = resolve(root, process.env.XSTORE_ARTIFACTS || "target/browser-artifacts");
 const shots = process.env.XSTORE_SHOTS ? resolve(root, process.env.XSTORE_SHOTS) : null;
