@@ -462,13 +462,7 @@ pub fn load_scenario_text(
     text: &str,
     file: &str,
 ) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
-    let names = isa_names();
-    let sc = Scenario::parse(text, file, &names, &|n| {
-        find_isa(n).map(|i| i.scenario_keys())
-    })?;
-    let isa = find_isa(&sc.isa).expect("the parser accepted a known ISA");
-    xstore_core::isa::check_scenario(isa, &sc)?;
-    Ok((sc, isa))
+    xstore_core::isa::load_scenario(&isas(), text, file)
 }
 
 fn load_scenario(file: &str) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {

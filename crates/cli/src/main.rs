@@ -13,21 +13,10 @@ mod scaling;
 use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 
-#[derive(Parser)]
-#[command(
-    name = "xstore",
-    version,
-    about = "Reference toolkit for accelerator store instructions: AWS Neuron TensorStore, \
-             PTO TSTORE and Vision-Q7 vector stores",
-    after_help = "Exit codes: 0 success; 1 invalid (validate), expectation failed (run, demo) or \
-                  warnings found (lint); 2 bad input, scenario error or a failed write to stdout. \
-                  A closed stdout (`xstore demo | head -1`) ends a command quietly with 0."
-)]
+/// A parsed command line other than `serve`, as [`commands::dispatch`] runs it.
 pub(crate) struct Cli {
     /// Machine-readable JSON output.
-    #[arg(long, global = true)]
     pub(crate) json: bool,
-    #[command(subcommand)]
     pub(crate) cmd: Cmd,
 }
 
@@ -161,7 +150,71 @@ pub(crate) struct BytesIn {
     pub(crate) file: Option<String>,
 }
 
+/// What the command line parses: the commands of [`Cmd`], and `serve`.
+#[derive(Parser)]
+#[command(
+    name = "xstore",
+    version,
+    about = "Reference toolkit for accelerator store instructions: AWS Neuron TensorStore, \
+             PTO TSTORE and Vision-Q7 vector stores",
+    after_help = "Exit codes: 0 success; 1 invalid (validate), expectation failed (run, demo) or \
+                  warnings found (lint); 2 bad input, scenario error or a failed write to stdout. \
+                  A closed stdout (`xstore demo | head -1`) ends a command quietly with 0."
+)]
+struct Top {
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    cmd: TopCmd,
+}
+
+#[derive(Subcommand)]
+enum TopCmd {
+    #[command(flatten)]
+    Cmd(Cmd),
+    /// Serve the explorer page and its JSON API on 127.0.0.1 until stopped
+    Serve {
+        /// The port on 127.0.0.1 (0: a free one; the URL is printed either way)
+        #[arg(long, default_value_t = xstore_serve::DEFAULT_PORT)]
+        port: u16,
+    },
+}
+
+/// `serve`: the URL on stdout once the socket is bound (then the server runs
+/// until the process is stopped); a socket that cannot be bound is an error,
+/// exit 2.
+fn serve(port: u16) -> ExitCode {
+    let res = xstore_serve::serve(port, commands::isas(), |url| {
+        out::write_str(url);
+        out::write_str("\n");
+        out::flush();
+        out::err_line(format_args!(
+            "xstore serve: the explorer is at {url} (127.0.0.1 only); Ctrl-C stops it"
+        ));
+    });
+    match res {
+        Ok(()) => ExitCode::from(commands::EXIT_OK),
+        Err(e) => {
+            out::err_line(
+                xstore_core::Diagnostic::new(
+                    xstore_core::DiagKind::Io,
+                    format!("cannot serve: {e}"),
+                )
+                .in_file(&format!("127.0.0.1:{port}")),
+            );
+            ExitCode::from(commands::EXIT_ERROR)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    ExitCode::from(commands::dispatch(cli))
+    let top = Top::parse();
+    match top.cmd {
+        TopCmd::Serve { port } => serve(port),
+        TopCmd::Cmd(cmd) => ExitCode::from(commands::dispatch(Cli {
+            json: top.json,
+            cmd,
+        })),
+    }
 }

@@ -265,6 +265,23 @@ pub fn check_scenario(isa: &dyn Isa, sc: &Scenario) -> Result<(), Diagnostic> {
     .expected(format!("one of: {}", kinds.join(", "))))
 }
 
+/// Parse a scenario's text against a set of ISAs: its `isa` key picks one of
+/// `isas` (by [`Isa::name`]), whose extra keys the parser accepts, and the
+/// scenario is checked against it ([`check_scenario`]). Errors name `file`.
+/// The command line and the explorer load every scenario through here.
+pub fn load_scenario(
+    isas: &[&'static dyn Isa],
+    text: &str,
+    file: &str,
+) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
+    let names: Vec<&str> = isas.iter().map(|i| i.name()).collect();
+    let find = |n: &str| isas.iter().copied().find(|i| i.name() == n);
+    let sc = Scenario::parse(text, file, &names, &|n| find(n).map(|i| i.scenario_keys()))?;
+    let isa = find(&sc.isa).expect("the parser accepted a known ISA");
+    check_scenario(isa, &sc)?;
+    Ok((sc, isa))
+}
+
 /// Result of running a scenario, its writes kept.
 #[derive(Debug, Clone)]
 pub struct RunResult {
