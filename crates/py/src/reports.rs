@@ -526,20 +526,7 @@ fn load(
             ))
         }
     };
-    let all = isas();
-    let names: Vec<&str> = all.iter().map(|i| i.name()).collect();
-    let keys = |n: &str| {
-        all.iter()
-            .find(|i| i.name() == n)
-            .map(|i| i.scenario_keys())
-    };
-    let sc = Scenario::parse(&text, &file, &names, &keys).or_input(py)?;
-    let isa = *all
-        .iter()
-        .find(|i| i.name() == sc.isa)
-        .expect("the parser accepted a known ISA");
-    xstore_core::isa::check_scenario(isa, &sc).or_input(py)?;
-    Ok((sc, isa))
+    xstore_core::isa::load_scenario(&isas(), &text, &file).or_input(py)
 }
 
 /// Run a scenario (a file `path`, or TOML `text`) as `xstore run` does;
