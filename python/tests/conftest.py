@@ -19,12 +19,11 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _src]
 
 @pytest.fixture(scope="session")
 def cli() -> pathlib.Path:
-    """The `xstore` binary: $XSTORE_BIN, a built one under target/, or a fresh build."""
+    """The `xstore` binary: $XSTORE_BIN, else the debug build of this tree (cargo
+    builds it when it is missing or older than the sources, so a stale binary is
+    never compared)."""
     env = os.environ.get("XSTORE_BIN")
     if env:
         return pathlib.Path(env)
-    for p in (ROOT / "target/release/xstore", ROOT / "target/debug/xstore"):
-        if p.exists():
-            return p
     subprocess.run(["cargo", "build", "-q", "-p", "xstore-cli"], cwd=ROOT, check=True)
     return ROOT / "target/debug/xstore"

@@ -62,10 +62,13 @@ def test_explain_is_the_cli_json(cli: pathlib.Path) -> None:
     f = ex[0].fields[0]
     assert (f.name, f.bits, f.raw) == ("header.opcode", "byte 0", "0xab")
     assert f.meaning and f.provenance == "seed/observed/high"
+    assert f.span == {"lsb": 0, "width": 8, "kind": "value"}
+    assert ex[0].fields[13].span == {"lsb": 128, "width": 64, "kind": "value"}
     assert ex[0].title.startswith("TENSOR_STORE") and ex[0].hex == b.hex() and ex[0].notes
     # Q7 also explains a mnemonic.
     [m] = xstore.explain("q7", "IVP_SAV2NX8_XP")
     assert m.title == "IVP_SAV2NX8_XP" and m.hex == ""
+    assert all(f.span is None for f in m.fields)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -75,6 +75,13 @@ impl Field {
     fn provenance(&self) -> String {
         self.0.provenance.to_string()
     }
+    /// Where the field lies in the instruction's bits, as the JSON's `span`:
+    /// `{"lsb": N, "width": N, "kind": "value" | "constant" | "unknown"}` (bit
+    /// `8k + j` is bit `j` of byte `k`), or `None` for a row that is no bit range.
+    #[getter]
+    fn span(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0.span)
+    }
     /// The field as the command line's JSON shows it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
