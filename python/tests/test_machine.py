@@ -119,8 +119,12 @@ def test_neuron_machine_profile_regs_and_shared_memory() -> None:
     assert b.memory.read(0x1000, 2) == b"\x01\x00" and shared.read(0x1010, 2) == b"\x05\x00"
     with pytest.raises(ValueError):
         neuron.Machine(profile="nc-v2", memory=shared)
-    with pytest.raises(xstore.InputError):
+    with pytest.raises(xstore.InputError) as e:
         neuron.Machine(profile="nope")
+    assert str(e.value) == (
+        "<input>: error: unknown profile `nope` for isa `neuron`; "
+        "expected one of: nc-v2, nc-v3, nc-v4, nc-v5"
+    )
     # A text program is assembled.
     assert neuron.Machine().execute(STORE_U16).executed == 1
 

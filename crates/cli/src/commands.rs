@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Read};
 use xstore_core::bench::BenchResult;
 use xstore_core::isa::{run_scenario_with, Isa, Run};
 use xstore_core::mem::{Memory, MemoryMap};
-use xstore_core::report::{Check, CheckOrigin, Explanation, RegReport, RegValue, Severity};
+use xstore_core::report::{Check, CheckOrigin, Explanation, RegReport, RegValue};
 use xstore_core::scenario::Scenario;
 use xstore_core::stream::{WriteCount, WriteSink};
 use xstore_core::{hex, mem::DEFAULT_CAP, DiagKind, Diagnostic};
@@ -819,10 +819,7 @@ fn lint(file: &str, json: bool) -> Result<u8, Diagnostic> {
     let (sc, isa) = load_scenario(file)?;
     let mem = xstore_core::isa::build_memory(isa, &sc, DEFAULT_CAP)?;
     let findings = isa.lint(&sc, &mem)?;
-    let warnings = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Warning)
-        .count();
+    let warnings = xstore_core::report::warning_count(&findings);
     if json {
         json_doc(&json!({ "findings": findings, "warnings": warnings }));
     } else {

@@ -349,23 +349,33 @@ pub fn build_memory(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Memory, Di
 
 /// The scenario's profile (or the ISA's default).
 pub fn profile(isa: &dyn Isa, sc: &Scenario) -> Result<&'static ProfileDef, Diagnostic> {
-    let profiles = isa.profiles();
     match &sc.profile {
-        None => Ok(&profiles[0]),
-        Some((name, item)) => profiles.iter().find(|p| p.name == name).ok_or_else(|| {
-            Diagnostic::range(format!("unknown profile `{name}` for isa `{}`", isa.name()))
-                .at(item.line, item.col)
-                .in_file(&sc.file)
-                .expected(format!(
-                    "one of: {}",
-                    profiles
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-        }),
+        None => find_profile(isa, None),
+        Some((name, item)) => {
+            find_profile(isa, Some(name)).map_err(|d| d.at(item.line, item.col).in_file(&sc.file))
+        }
     }
+}
+
+/// The ISA's profile named `name`, or its default (the first) for `None`; an
+/// unknown name is an error listing the ISA's profiles.
+pub fn find_profile(isa: &dyn Isa, name: Option<&str>) -> Result<&'static ProfileDef, Diagnostic> {
+    let profiles = isa.profiles();
+    let Some(name) = name else {
+        return Ok(&profiles[0]);
+    };
+    profiles.iter().find(|p| p.name == name).ok_or_else(|| {
+        Diagnostic::range(format!("unknown profile `{name}` for isa `{}`", isa.name())).expected(
+            format!(
+                "one of: {}",
+                profiles
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })
 }
 
 /// Run a scenario and check its expectations, keeping every write.

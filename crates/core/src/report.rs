@@ -186,6 +186,15 @@ pub struct Finding {
     pub instruction: Option<usize>,
 }
 
+/// How many of `findings` are warnings (the total `lint` reports; notes do
+/// not count).
+pub fn warning_count(findings: &[Finding]) -> usize {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .count()
+}
+
 /// A fault as reported by `run`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FaultReport {

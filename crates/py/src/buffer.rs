@@ -72,17 +72,27 @@ pub fn with_bytes<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyRe
         }
         return Err(err);
     }
-    let bytes: &[u8] = if view.len == 0 || view.buf.is_null() {
+    let view = Held(view);
+    let bytes: &[u8] = if view.0.len == 0 || view.0.buf.is_null() {
         &[]
     } else {
         // SAFETY: a PyBUF_SIMPLE view is `len` contiguous bytes at `buf`,
-        // valid until PyBuffer_Release; nothing runs Python code before then.
-        unsafe { std::slice::from_raw_parts(view.buf as *const u8, view.len as usize) }
+        // valid until the `Held` guard releases it, after the last use.
+        unsafe { std::slice::from_raw_parts(view.0.buf as *const u8, view.0.len as usize) }
     };
-    let r = f(bytes);
-    // SAFETY: the view was filled by a successful PyObject_GetBuffer.
-    unsafe { PyBuffer_Release(&mut view) };
-    Ok(r)
+    Ok(f(bytes))
+}
+
+/// A view filled by a successful `PyObject_GetBuffer`, released when dropped
+/// (also when `f` panics, so the exporter is never left locked).
+struct Held(RawBuffer);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: the view was filled by a successful PyObject_GetBuffer and is
+        // released exactly once.
+        unsafe { PyBuffer_Release(&mut self.0) };
+    }
 }
 
 /// The bytes of `obj`, copied (for values kept beyond the call).

@@ -139,25 +139,7 @@ pub fn profile_memory(
     isa: &dyn xstore_core::isa::Isa,
     name: Option<&str>,
 ) -> PyResult<Memory> {
-    let profiles = isa.profiles();
-    let p = match name {
-        None => &profiles[0],
-        Some(n) => profiles
-            .iter()
-            .find(|p| p.name == n)
-            .ok_or_else(|| {
-                Diagnostic::range(format!("unknown profile `{n}` for isa `{}`", isa.name()))
-                    .expected(format!(
-                        "one of: {}",
-                        profiles
-                            .iter()
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-            })
-            .or_input(py)?,
-    };
+    let p = xstore_core::isa::find_profile(isa, name).or_input(py)?;
     Ok(Memory::from_map(p.map()))
 }
 

@@ -13,7 +13,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use xstore_core::isa::Isa;
 use xstore_core::mem::DEFAULT_CAP;
-use xstore_core::report::Severity;
 use xstore_core::{hex, DiagKind, Diagnostic};
 
 /// An answer that is not a success: an HTTP status and the diagnostic that
@@ -401,10 +400,7 @@ async fn lint(
         let (sc, isa) = xstore_core::isa::load_scenario(reg.isas(), &req.scenario, &name)?;
         let mem = xstore_core::isa::build_memory(isa, &sc, DEFAULT_CAP)?;
         let findings = isa.lint(&sc, &mem)?;
-        let warnings = findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warning)
-            .count();
+        let warnings = xstore_core::report::warning_count(&findings);
         Ok(Json(json!({ "findings": findings, "warnings": warnings })))
     })
     .await
