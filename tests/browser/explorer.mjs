@@ -203,6 +203,28 @@ test("a hex input is disassembled and explained", async () => {
   await context.close();
 });
 
+test("a slow answer to a mode switch never overwrites newer input", async () => {
+  const { page, context } = await openExplorer();
+  await page.selectOption("#isa", "q7");
+  await waitShown(page, `q7:asm:${INSTRUCTIONS.q7.text}`);
+  // From here every assembly request answers late: the switch to hex below is
+  // still waiting when the hex is typed and the mode switched back.
+  await page.route("**/api/q7/asm", async (route) => {
+    await new Promise((r) => setTimeout(r, 800));
+    await route.continue();
+  });
+  await page.check("#mode-hex");
+  await page.fill("#input", "1f03049c945e9c02");
+  await waitShown(page, "q7:hex:1f03049c945e9c02");
+  await page.check("#mode-asm");
+  await waitShown(page, "q7:asm:IVP_SV2NX8_IP v0, a3, 64");
+  // Past the late answer of the first switch: the panel still shows the newest input.
+  await page.waitForTimeout(1500);
+  assert.equal(await page.inputValue("#input"), "IVP_SV2NX8_IP v0, a3, 64");
+  assert.equal(await page.locator("#panel-inst").getAttribute("data-shown"), "q7:asm:IVP_SV2NX8_IP v0, a3, 64");
+  await context.close();
+});
+
 test("the page says so when its server does not answer", async () => {
   const { page, context } = await openExplorer(undefined, { failedRequestsExpected: true });
   await page.route("**/api/**", (route) => route.abort());

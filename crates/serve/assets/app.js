@@ -278,18 +278,22 @@ function isaChanged() {
   inspect();
 }
 
-/** Switch assembly ↔ hex, carrying the input over when it is valid. */
+/** Switch assembly ↔ hex, carrying the input over when it is valid. An answer
+ * that comes back after the input was edited, or after a later switch, is
+ * dropped, so a slow answer never overwrites newer input. */
+let modeSeq = 0;
 async function modeChanged() {
+  const my = ++modeSeq;
   const input = $("input");
   const isa = currentIsa();
-  if (input.value.trim()) {
-    if (mode() === "hex") {
-      const r = await api(`/api/${isa}/asm`, { text: input.value });
-      if (r.ok) input.value = r.body.hex.join("\n");
-    } else {
-      const r = await api(`/api/${isa}/disasm`, { hex: input.value });
-      if (r.ok) input.value = r.body.text.join("\n");
-    }
+  const before = input.value;
+  const target = mode();
+  if (before.trim()) {
+    const r = target === "hex"
+      ? await api(`/api/${isa}/asm`, { text: before })
+      : await api(`/api/${isa}/disasm`, { hex: before });
+    const current = my === modeSeq && input.value === before && mode() === target && currentIsa() === isa;
+    if (r.ok && current) input.value = (target === "hex" ? r.body.hex : r.body.text).join("\n");
   }
   inspect();
 }
