@@ -132,6 +132,39 @@ pub fn assemble(text: &str) -> Result<Vec<Instruction>, Diagnostic> {
         .collect())
 }
 
+/// `validate`'s verdict on a whole stream without building a report: calls
+/// `invalid(i)` for each instruction `i` that fails a check, in order, and
+/// returns how many instructions the stream holds. A stream `validate` cannot
+/// check (a length that is not a multiple of 64, an unknown or not-modelled
+/// opcode) is `validate`'s error. `xstore bench`'s `neuron.decode_validate`
+/// and the Python module's `neuron.check` are this loop.
+#[inline]
+pub fn check_stream(bytes: &[u8], mut invalid: impl FnMut(usize)) -> Result<usize, Diagnostic> {
+    if bytes.len() % tables::INST_LEN != 0 {
+        return Err(unchecked(bytes));
+    }
+    for (i, c) in bytes.chunks_exact(tables::INST_LEN).enumerate() {
+        match decode_one(c.try_into().expect("64 bytes")) {
+            Ok(Instruction::Mem2d(m)) => {
+                if !m.is_valid() {
+                    invalid(i);
+                }
+            }
+            _ => return Err(unchecked(bytes)),
+        }
+    }
+    Ok(bytes.len() / tables::INST_LEN)
+}
+
+/// `validate`'s error on a stream [`check_stream`] cannot check.
+#[cold]
+#[inline(never)]
+fn unchecked(bytes: &[u8]) -> Diagnostic {
+    isa().validate(bytes).err().unwrap_or_else(|| {
+        Diagnostic::encoding("the stream holds an instruction that has no checks")
+    })
+}
+
 impl Mem2d {
     /// Every check of `is_valid_tensor_store` / `is_valid_tensor_load` (by
     /// the opcode's direction), the window rule and the assumed check, in

@@ -223,3 +223,40 @@ fn is_valid_agrees_with_validate() {
         "valid {valid}, invalid {invalid}"
     );
 }
+
+/// `check_stream` reports exactly the instructions `validate` finds invalid,
+/// by index, and fails where `validate` fails, with its error.
+#[test]
+fn check_stream_is_validate_without_the_report() {
+    let good =
+        assemble("tensor_store.u16 [0x1000], num_elem=(2,2), step_elem=(1,8), imm=(1,2,3,4)")
+            .unwrap()[0]
+            .encode();
+    let bad = assemble("tensor_store.u32 [0x1002], num_elem=(1,1), imm=(7)").unwrap()[0].encode();
+    let stream: Vec<u8> = [good, bad, good, bad, bad].concat();
+    let mut invalid = Vec::new();
+    assert_eq!(
+        xstore_neuron::check_stream(&stream, |i| invalid.push(i)),
+        Ok(5)
+    );
+    assert_eq!(invalid, [1, 3, 4]);
+    let v = xstore_neuron::isa().validate(&stream).unwrap();
+    let failed: std::collections::BTreeSet<&str> = v
+        .failed
+        .iter()
+        .map(|n| n.split('.').next().unwrap())
+        .collect();
+    assert_eq!(failed.len(), 3, "{:?}", v.failed);
+    // Streams validate rejects: a cut instruction and a not-modelled opcode.
+    let mut not_modelled = good;
+    not_modelled[0] = 0xa5;
+    for s in [&stream[..70], &[good, not_modelled].concat()[..]] {
+        let err = xstore_neuron::check_stream(s, |_| panic!("nothing is checked")).unwrap_err();
+        assert_eq!(
+            err,
+            xstore_neuron::isa().validate(s).unwrap_err(),
+            "{} bytes",
+            s.len()
+        );
+    }
+}

@@ -9,7 +9,7 @@ use pyo3::types::PyBytes;
 use std::time::Instant;
 use xstore_core::report::RegValue;
 use xstore_core::Diagnostic;
-use xstore_neuron::{decode_one, Instruction as Inst};
+use xstore_neuron::Instruction as Inst;
 
 const INST_LEN: usize = 64;
 
@@ -88,41 +88,12 @@ fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>>
 /// invalid instructions (`.details()` gives every check).
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
-    let r = with_bytes(data, |b| -> Result<(usize, Vec<usize>), Diagnostic> {
-        let (n, invalid) = check_bytes(b);
-        match n {
-            Some(n) => Ok((n, invalid)),
-            None => Err(xstore_neuron::isa()
-                .validate(b)
-                .err()
-                .unwrap_or_else(|| Diagnostic::encoding("the stream does not decode"))),
-        }
+    let (n, invalid) = with_bytes(data, |b| {
+        let mut invalid = Vec::new();
+        xstore_neuron::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
     })?
     .or_input(py)?;
-    Ok(crate::reports::verdict(data, "neuron", r.0, r.1))
-}
-
-/// Decode and check each 64-byte instruction; None when the stream does not
-/// decode or holds an instruction `validate` rejects (the caller asks
-/// `validate` for its error).
-#[inline]
-fn check_bytes(b: &[u8]) -> (Option<usize>, Vec<usize>) {
-    if b.len() % INST_LEN != 0 {
-        return (None, Vec::new());
-    }
-    let mut invalid = Vec::new();
-    for (i, c) in b.chunks_exact(INST_LEN).enumerate() {
-        let c: &[u8; INST_LEN] = c.try_into().expect("64 bytes");
-        match decode_one(c) {
-            Ok(Inst::Mem2d(m)) => {
-                if !m.is_valid() {
-                    invalid.push(i);
-                }
-            }
-            _ => return (None, Vec::new()),
-        }
-    }
-    (Some(b.len() / INST_LEN), invalid)
+    Ok(crate::reports::verdict(data, "neuron", n, invalid))
 }
 
 /// The Rust rate of the work behind `check`, measured here: decode and check
@@ -137,12 +108,8 @@ fn rust_check_rate(data: &Bound<'_, PyAny>, rounds: usize) -> PyResult<f64> {
         for _ in 0..rounds.max(1) {
             let t = Instant::now();
             let mut acc = 0usize;
-            for c in std::hint::black_box(b).chunks_exact(INST_LEN) {
-                let c: &[u8; INST_LEN] = c.try_into().expect("64 bytes");
-                if let Ok(Inst::Mem2d(m)) = decode_one(c) {
-                    acc += usize::from(!m.is_valid());
-                }
-            }
+            let r = xstore_neuron::check_stream(std::hint::black_box(b), |i| acc += i);
+            std::hint::black_box(r.is_ok());
             std::hint::black_box(acc);
             best = best.max(n / t.elapsed().as_secs_f64());
         }
