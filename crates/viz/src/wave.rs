@@ -245,6 +245,29 @@ fn text_of(v: Option<&Value>) -> String {
     }
 }
 
+/// The name drawn in the piece `hi:lo` of a field of `width` bits at `lsb`:
+/// a constant `N'b…` (its bits most significant first) shows the bits of the
+/// piece, so a constant that crosses a lane reads right in each lane; any
+/// other name is drawn whole in every piece.
+fn piece_name(name: &str, lsb: u32, width: u32, lo: u32, hi: u32) -> String {
+    let digits = name
+        .split_once("'b")
+        .filter(|(n, d)| n.parse::<u32>() == Ok(width) && d.len() == width as usize)
+        .map(|(_, d)| d)
+        .filter(|d| d.bytes().all(|b| b == b'0' || b == b'1'));
+    match digits {
+        Some(d) if hi - lo + 1 < width => {
+            let top = lsb + width - 1;
+            format!(
+                "{}'b{}",
+                hi - lo + 1,
+                &d[(top - hi) as usize..=(top - lo) as usize]
+            )
+        }
+        _ => name.to_string(),
+    }
+}
+
 /// Draw one diagram at vertical offset `y0`; returns its height.
 fn draw_reg(d: &Map<String, Value>, y0: u32, out: &mut String) -> u32 {
     let empty: Vec<Value> = Vec::new();
@@ -313,7 +336,10 @@ fn draw_reg(d: &Map<String, Value>, y0: u32, out: &mut String) -> u32 {
                 ));
             }
             let cx = x_hi + wpx / 2.0;
-            let n = fit(&name, chars(wpx - 4.0, fontsize));
+            let n = fit(
+                &piece_name(&name, lsb, w, lo, hi),
+                chars(wpx - 4.0, fontsize),
+            );
             if !n.is_empty() {
                 out.push_str(&format!(
                     "<text x=\"{cx:.1}\" y=\"{}\" font-size=\"{fontsize}\" \

@@ -275,3 +275,39 @@ fn svg_is_standalone_xml() {
     );
     assert!(svg.contains("27&apos;b000000100010001000110000001"));
 }
+
+/// A constant that crosses a lane shows, in each lane, the bits that lie
+/// there: the Q7 bundle's 38-bit opcode constant (bits 63:26) reads as its
+/// low 6 bits in lane 0 and its high 32 in lane 1.
+#[test]
+fn a_constant_across_lanes_shows_each_lanes_bits() {
+    let q7 = xstore_q7::isa();
+    let bytes = q7
+        .asm("{ IVP_SV2NX8_IP v0, a3, 64 ; nop }")
+        .unwrap()
+        .concat();
+    let ex = explained(q7, &bytes);
+    let d = wavejson(&ex[0]);
+    let whole = d["reg"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["bits"] == 38)
+        .expect("the 38-bit constant")["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let digits = whole.strip_prefix("38'b").unwrap();
+    let svg = reg_svg(&d);
+    let drawn = |s: &str| format!(">{}</text>", s.replace('\'', "&apos;"));
+    assert!(
+        svg.contains(&drawn(&format!("6'b{}", &digits[32..]))),
+        "{svg}"
+    );
+    assert!(
+        svg.contains(&drawn(&format!("32'b{}", &digits[..32]))),
+        "{svg}"
+    );
+    // The whole constant stays in the piece's title (its tooltip).
+    assert!(svg.contains(&whole.replace('\'', "&apos;")));
+}
