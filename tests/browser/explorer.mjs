@@ -142,7 +142,20 @@ async function typeInstruction(page, isa, text) {
 
 /** Wait until the instruction panel shows everything for this input. */
 async function waitShown(page, key) {
-  await page.waitForFunction((k) => document.getElementById("panel-inst").dataset.shown === k, key);
+  try {
+    await page.waitForFunction((k) => document.getElementById("panel-inst").dataset.shown === k, key);
+  } catch (e) {
+    // Say what the panel shows instead, so a failure in CI can be read from its log.
+    const state = await page.evaluate(() => ({
+      shown: document.getElementById("panel-inst").dataset.shown,
+      isa: document.getElementById("isa").value,
+      hexMode: document.getElementById("mode-hex").checked,
+      input: document.getElementById("input").value,
+      encoding: document.getElementById("encoding").textContent,
+      error: document.getElementById("input-error").textContent,
+    }));
+    throw new Error(`the panel never showed ${JSON.stringify(key)}: ${JSON.stringify(state)} (${e.message})`);
+  }
 }
 
 const INSTRUCTIONS = {
