@@ -90,6 +90,10 @@ before(async () => {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      // A page is never treated as hidden and slowed down, however busy the machine.
+      "--disable-background-timer-throttling",
+      "--disable-renderer-backgrounding",
+      "--disable-backgrounding-occluded-windows",
     ],
   });
 });
@@ -131,6 +135,10 @@ async function shot(page, name, locator) {
   }
 }
 
+// Predicates are polled on a timer: an animation-frame poll (the default)
+// stops when a headless page gets no frames.
+const POLL = { polling: 100 };
+
 /** Type `text` into the instruction input and wait for the answer. */
 async function typeInstruction(page, isa, text) {
   await page.selectOption("#isa", isa);
@@ -143,7 +151,7 @@ async function typeInstruction(page, isa, text) {
 /** Wait until the instruction panel shows everything for this input. */
 async function waitShown(page, key) {
   try {
-    await page.waitForFunction((k) => document.getElementById("panel-inst").dataset.shown === k, key);
+    await page.waitForFunction((k) => document.getElementById("panel-inst").dataset.shown === k, key, POLL);
   } catch (e) {
     // Say what the panel shows instead, so a failure in CI can be read from its log.
     const state = await page.evaluate(() => ({
@@ -173,7 +181,7 @@ test("an instruction of each ISA shows its encoding, diagram, explain table and 
   for (const [isa, { text }] of Object.entries(INSTRUCTIONS)) {
     await typeInstruction(page, isa, text);
     const hex = execFileSync(bin, [isa, "asm"], { cwd: root, input: text, encoding: "utf8" }).trim();
-    await page.waitForFunction((h) => document.getElementById("encoding").textContent.trim() === h, hex);
+    await page.waitForFunction((h) => document.getElementById("encoding").textContent.trim() === h, hex, POLL);
     await page.waitForSelector("#explain table tr >> nth=1");
     await page.waitForSelector("#verdict-word");
     await page.waitForSelector("#diagram svg");
@@ -204,7 +212,7 @@ test("a hex input is disassembled and explained", async () => {
   await page.check("#mode-hex");
   await page.fill("#input", "1f03049c945e9c02");
   await waitShown(page, "q7:hex:1f03049c945e9c02");
-  await page.waitForFunction(() => document.getElementById("encoding").textContent === "IVP_SV2NX8_IP v0, a3, 64");
+  await page.waitForFunction(() => document.getElementById("encoding").textContent === "IVP_SV2NX8_IP v0, a3, 64", undefined, POLL);
   assert.equal(await page.textContent("#encoding-title"), "Disassembly");
   await page.waitForSelector("#explain table");
   // Switching the mode carries a valid input over: hex → assembly → hex.
@@ -242,7 +250,7 @@ test("the page says so when its server does not answer", async () => {
   const { page, context } = await openExplorer(undefined, { failedRequestsExpected: true });
   await page.route("**/api/**", (route) => route.abort());
   await page.fill("#input", "IVP_SV2NX8_IP v0, a3, 0");
-  await page.waitForFunction(() => /does not answer/.test(document.querySelector("#input-error .rendered")?.textContent));
+  await page.waitForFunction(() => /does not answer/.test(document.querySelector("#input-error .rendered")?.textContent), undefined, POLL);
   await context.close();
 });
 
@@ -269,7 +277,7 @@ test("a bad instruction shows the command line's error at its position", async (
   await page.check("#mode-hex");
   await page.fill("#input", "ab10 0000");
   await waitShown(page, "neuron:hex:ab10 0000");
-  await page.waitForFunction(() => /^<input>:byte /.test(document.querySelector("#input-error .rendered")?.textContent));
+  await page.waitForFunction(() => /^<input>:byte /.test(document.querySelector("#input-error .rendered")?.textContent), undefined, POLL);
   const r2 = await page.textContent("#input-error .rendered");
   const cli2 = (() => {
     try {
@@ -329,7 +337,7 @@ const SCENARIOS = [
 ];
 
 async function waitLabel(page, prefix) {
-  await page.waitForFunction((p) => document.getElementById("step-label").textContent.startsWith(p), prefix);
+  await page.waitForFunction((p) => document.getElementById("step-label").textContent.startsWith(p), prefix, POLL);
 }
 
 test("every example is one click away, and running one shows its map and steps", async () => {
@@ -340,7 +348,7 @@ test("every example is one click away, and running one shows its map and steps",
   for (const e of examples) assert.equal(await page.locator(`.example[data-path='${e.path}']`).count(), 1, e.path);
   for (const path of SCENARIOS) {
     await page.click(`.example[data-path='${path}']`);
-    await page.waitForFunction((p) => document.getElementById("scen-name").textContent === p, path);
+    await page.waitForFunction((p) => document.getElementById("scen-name").textContent === p, path, POLL);
     await waitLabel(page, "after the run");
     const run = cliRun(path);
     const trace = await serverTrace(path);
@@ -384,10 +392,10 @@ test("every example is one click away, and running one shows its map and steps",
   // A scenario opened from a local file (read by the page, sent as text).
   const opened = "examples/q7/narrowing.toml";
   await page.setInputFiles("#open", join(root, opened));
-  await page.waitForFunction(() => document.getElementById("scen-name").textContent === "narrowing.toml");
+  await page.waitForFunction(() => document.getElementById("scen-name").textContent === "narrowing.toml", undefined, POLL);
   assert.equal(await page.inputValue("#scenario"), readFileSync(join(root, opened), "utf8"));
   await page.click("#run");
-  await page.waitForFunction(() => document.getElementById("status").textContent === "ran narrowing.toml");
+  await page.waitForFunction(() => document.getElementById("status").textContent === "ran narrowing.toml", undefined, POLL);
   await waitLabel(page, "after the run");
   const openedRun = cliRun(opened);
   assert.equal(await page.textContent("#outcome"), openedRun.outcome);
