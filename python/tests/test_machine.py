@@ -287,7 +287,7 @@ def check_atomic(make: Any, units: List[Any], join: Any) -> int:
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(MOSTLY_RW, st.integers(1, 8), st.sampled_from(["u8", "u16", "u32"])),
                 min_size=1, max_size=6))
-def test_neuron_fault_leaves_state_as_before(prog: List[Tuple[int, int, str]]) -> None:
+def prop_neuron_fault_leaves_state_as_before(prog: List[Tuple[int, int, str]]) -> None:
     def make() -> Any:
         m = neuron.Machine(memory=xstore.Memory(REGIONS))
         m.memory.write(0x1000, bytes(range(256)) * 16)
@@ -302,7 +302,7 @@ def test_neuron_fault_leaves_state_as_before(prog: List[Tuple[int, int, str]]) -
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3)), min_size=1, max_size=6),
        st.lists(MOSTLY_RW, min_size=4, max_size=4))
-def test_pto_fault_leaves_state_as_before(prog: List[Tuple[int, int]], bases: List[int]) -> None:
+def prop_pto_fault_leaves_state_as_before(prog: List[Tuple[int, int]], bases: List[int]) -> None:
     def make() -> Any:
         m = pto.Machine(memory=xstore.Memory(REGIONS))
         for k, base in enumerate(bases):
@@ -320,7 +320,7 @@ def test_pto_fault_leaves_state_as_before(prog: List[Tuple[int, int]], bases: Li
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(3, 6), min_size=1, max_size=6),
        st.lists(st.one_of(ALIGNED, ALIGNED, ADDRS), min_size=4, max_size=4))
-def test_q7_fault_leaves_state_as_before(prog: List[int], bases: List[int]) -> None:
+def prop_q7_fault_leaves_state_as_before(prog: List[int], bases: List[int]) -> None:
     def make() -> Any:
         m = q7.Machine(memory=xstore.Memory(REGIONS))
         m.misaligned = "fault"
@@ -333,10 +333,23 @@ def test_q7_fault_leaves_state_as_before(prog: List[int], bases: List[int]) -> N
     reached("q7", check_atomic(make, units, "".join))
 
 
-def test_zz_the_properties_reached_clean_runs_and_faults_after_completed_ones() -> None:
-    # Runs after the three properties (pytest keeps the file's order).
-    if len(REACHED) < 3:
-        pytest.skip("the fault-atomicity properties did not run in this pytest run")
-    for isa, counts in REACHED.items():
-        for key in ("clean", "first", "later"):
-            assert counts.get(key, 0) >= 5, (isa, counts)
+def assert_reached(isa: str, prop: Any) -> None:
+    """Run a property's examples, then check they reached clean runs, faults at
+    the first instruction and faults after completed ones."""
+    REACHED.pop(isa, None)
+    prop()
+    counts = REACHED.get(isa, {})
+    for key in ("clean", "first", "later"):
+        assert counts.get(key, 0) >= 5, (isa, counts)
+
+
+def test_neuron_fault_leaves_memory_and_registers_as_before() -> None:
+    assert_reached("neuron", prop_neuron_fault_leaves_state_as_before)
+
+
+def test_pto_fault_leaves_memory_and_registers_as_before() -> None:
+    assert_reached("pto", prop_pto_fault_leaves_state_as_before)
+
+
+def test_q7_fault_leaves_memory_and_registers_as_before() -> None:
+    assert_reached("q7", prop_q7_fault_leaves_state_as_before)
