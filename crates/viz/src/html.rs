@@ -20,7 +20,7 @@ code,.hex{font-family:monospace;font-size:0.9em}.hex{word-break:break-all;max-wi
 vertical-align:middle;margin-right:4px}\
 tr.fault td{background:#fde0e0}tr.pending td{background:#fff6d6}tr.not_run td{color:#888}\
 .outcome-ok{color:#1a7f37}.outcome-fault{color:#b42318}.outcome-pending{color:#9a6700}\
-.note{color:#555}";
+.note{color:#555}.hex .note{word-break:normal;font-family:sans-serif}";
 
 fn reg_value(r: &RegReport) -> String {
     match &r.value {
