@@ -252,9 +252,9 @@ pub fn machine_memory<A: Arch>(
 }
 
 /// Execute `prog` on the machine `slf`: unit by unit until the end, a fault
-/// or a pending unit. Without hooks the whole program runs in one borrow;
-/// with hooks each unit's writes are handed to them after its commit, with
-/// neither the machine nor the memory borrowed, so a hook may read both.
+/// or a pending unit. Each unit's writes are handed to the memory's hooks
+/// after its commit, with neither the machine nor the memory borrowed, so a
+/// hook may read both.
 pub fn drive<C, A>(
     slf: &Bound<'_, C>,
     prog: &[A::Inst],
@@ -272,61 +272,38 @@ where
     let mut executed = 0usize;
     let mut at = 0usize;
     let mut stop = None;
-    let hooked = !memory.borrow(py).hooks.is_empty();
-    if !hooked {
-        let mut me = slf.borrow_mut();
-        let mut mem = memory.borrow_mut(py);
-        let a = arch(&mut me);
-        while at < prog.len() {
-            let n = A::unit_len(prog, at);
-            match a.step(&prog[at..at + n], &mut mem.mem, &mut sink) {
-                Ok(w) => {
-                    if let Some(w) = w {
-                        warnings.push(w);
-                    }
-                    executed += 1;
-                    at += n;
-                }
-                Err(s) => {
-                    stop = Some(s);
-                    break;
-                }
+    while at < prog.len() {
+        let n = A::unit_len(prog, at);
+        let seen = sink.recs.len();
+        // Neither the machine nor the memory stays borrowed past the step, so
+        // a hook may read both.
+        let r = {
+            let mut me = slf.borrow_mut();
+            let mut mem = memory.borrow_mut(py);
+            arch(&mut me).step(&prog[at..at + n], &mut mem.mem, &mut sink)
+        };
+        match r {
+            Ok(w) => {
+                warnings.extend(w);
+                executed += 1;
+                at += n;
+            }
+            Err(s) => {
+                stop = Some(s);
+                break;
             }
         }
-    } else {
-        while at < prog.len() {
-            let n = A::unit_len(prog, at);
-            let seen = sink.recs.len();
-            let r = {
-                let mut me = slf.borrow_mut();
-                let mut mem = memory.borrow_mut(py);
-                arch(&mut me).step(&prog[at..at + n], &mut mem.mem, &mut sink)
-            };
-            match r {
-                Ok(w) => {
-                    if let Some(w) = w {
-                        warnings.push(w);
-                    }
-                    executed += 1;
-                    at += n;
-                }
-                Err(s) => {
-                    stop = Some(s);
-                    break;
-                }
-            }
-            let hooks: Vec<Py<PyAny>> = memory
-                .borrow(py)
-                .hooks
-                .iter()
-                .map(|(_, h)| h.clone_ref(py))
-                .collect();
-            for i in seen..sink.recs.len() {
-                let (a, b) = sink.get(i);
-                let b = PyBytes::new(py, b);
-                for h in &hooks {
-                    h.call1(py, (a, &b))?;
-                }
+        let hooks: Vec<Py<PyAny>> = memory
+            .borrow(py)
+            .hooks
+            .iter()
+            .map(|(_, h)| h.clone_ref(py))
+            .collect();
+        for i in seen..sink.recs.len() {
+            let (a, b) = sink.get(i);
+            let b = PyBytes::new(py, b);
+            for h in &hooks {
+                h.call1(py, (a, &b))?;
             }
         }
     }
