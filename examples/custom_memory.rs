@@ -136,7 +136,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     q.set_vec(1, std::array::from_fn(|i| i as u8));
     q.set_vec(2, [0xee; 64]);
     let outcome = q.run(&stream, &mut mem, &mut NoTrace);
-    assert_eq!((outcome.executed, outcome.fault.is_none()), (4, true));
+    assert_eq!((outcome.executed, outcome.stop.is_none()), (4, true));
     mem.print_log("q7");
 
     // A store that reaches the read-only window faults at its first read-only

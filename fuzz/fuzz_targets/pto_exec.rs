@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| (xstore_fuzz::target("pto_exec").expect("a target").run)(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| xstore_fuzz::target("pto_exec").expect("a target").run(data));

@@ -4,14 +4,16 @@
 
 use crate::out::{self, json_doc, Json};
 use crate::outln;
-use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, NeuronCmd};
-use serde_json::{json, Value as JsonValue};
-use std::collections::BTreeMap;
+use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
+use serde::Serialize;
 use std::io::{IsTerminal, Read};
-use xstore_core::bench::BenchResult;
 use xstore_core::isa::{run_scenario_with, Isa, Run};
 use xstore_core::mem::{Memory, MemoryMap};
-use xstore_core::report::{Check, CheckOrigin, Explanation, RegReport, RegValue};
+use xstore_core::report::{
+    BenchResult, Check, CheckOrigin, ErrorReport, ExpectVerdict, Explanation, LintReport,
+    RegReport, RegValue,
+};
+use xstore_core::scenario::Outcome;
 use xstore_core::scenario::Scenario;
 use xstore_core::stream::{WriteCount, WriteSink};
 use xstore_core::{hex, mem::DEFAULT_CAP, DiagKind, Diagnostic};
@@ -21,56 +23,38 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 
-/// Every ISA, in the order of the docs.
-pub fn isas() -> [&'static dyn Isa; 3] {
-    [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()]
-}
-
-fn find_isa(name: &str) -> Option<&'static dyn Isa> {
-    isas().into_iter().find(|i| i.name() == name)
-}
-
-fn isa_names() -> Vec<&'static str> {
-    isas().iter().map(|i| i.name()).collect()
-}
-
 /// Run a command and return its exit code; every error is rendered here.
 pub fn dispatch(cli: Cli) -> u8 {
     let json = cli.json;
     let res = match cli.cmd {
-        Cmd::Neuron { cmd } => match cmd {
-            NeuronCmd::Common(c) => isa_cmd(xstore_neuron::isa(), c, json),
-            NeuronCmd::Lower {
-                input,
-                syms,
-                symbols,
-                out,
-            } => lower(input, syms, symbols, out, json),
-        },
-        Cmd::Pto { cmd } => isa_cmd(xstore_pto::isa(), cmd, json),
-        Cmd::Q7 { cmd } => isa_cmd(xstore_q7::isa(), cmd, json),
-        Cmd::Run {
+        Cmd::Isa(isa, cmd) => isa_cmd(isa, cmd, json),
+        Cmd::Lower(lowering, args) => lower(lowering, args, json),
+        Cmd::Other(Other::Run {
             scenario,
             dump,
             mem_cap,
             report,
-        } => run(
+        }) => run(
             &scenario,
             &dump,
             mem_cap.as_deref(),
             report.as_deref(),
             json,
         ),
-        Cmd::Lint { scenario } => lint(&scenario, json),
-        Cmd::Demo { isa } => demo(isa.as_deref(), json),
-        Cmd::Bench { what, quick } => bench(&what, quick, json),
+        Cmd::Other(Other::Lint { scenario }) => lint(&scenario, json),
+        Cmd::Other(Other::Demo { isa }) => demo(isa.as_deref(), json),
+        Cmd::Other(Other::Bench { what, quick }) => bench(&what, quick, json),
     };
     let code = match res {
         Ok(code) => code,
         Err(d) => {
             if json && !out::failed() {
                 // The error object on one line.
-                out::write_str(&json!({ "error": d }).to_string());
+                let report = ErrorReport {
+                    error: &d,
+                    rendered: None,
+                };
+                out::write_str(&serde_json::to_string(&report).expect("a report serialises"));
                 out::write_str("\n");
             }
             out::err_line(&d);
@@ -220,13 +204,7 @@ fn read_bytes(input: &BytesIn) -> Result<(Vec<u8>, String), Diagnostic> {
             .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")));
     }
     if let Some((text, name)) = hex_text_source(&input.hex, input.hex_file.as_deref(), "bytes")? {
-        let bytes = hex::decode(&text).map_err(|d| d.in_file(&name))?;
-        if bytes.is_empty() {
-            return Err(Diagnostic::syntax("no bytes given")
-                .in_file(&name)
-                .hint("the hex text holds no digits"));
-        }
-        return Ok((bytes, name));
+        return Ok((hex::decode_input(&text, &name)?, name));
     }
     let mut out = Vec::new();
     for (i, h) in input.hex.iter().enumerate() {
@@ -260,12 +238,7 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
             format,
         } => {
             let ex = match hex_text_source(&arg, hex_file.as_deref(), "instruction")? {
-                Some((text, name)) if text.trim().is_empty() => {
-                    return Err(Diagnostic::syntax("nothing to explain")
-                        .in_file(&name)
-                        .hint("pass the instruction's hex bytes"))
-                }
-                Some((text, name)) => isa.explain(text.trim()).map_err(|d| d.in_file(&name))?,
+                Some((text, name)) => xstore_core::isa::explain_input(isa, &text, &name)?,
                 None => isa.explain(&arg.join(" "))?,
             };
             let format = format.unwrap_or(if json {
@@ -305,27 +278,13 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
 /// the explanation of its bytes; one without either (a bare mnemonic) has
 /// nothing to draw.
 fn explain_diagram(isa: &dyn Isa, ex: Vec<Explanation>, svg: bool) -> Result<u8, Diagnostic> {
-    let mut drawn = Vec::with_capacity(ex.len());
-    for e in ex {
-        if !e.hex.is_empty() && e.fields.iter().all(|f| f.span.is_none()) {
-            drawn.extend(isa.explain(&e.hex)?);
-        } else {
-            drawn.push(e);
-        }
-    }
-    let ex = drawn;
-    if let Some(e) = ex.iter().find(|e| xstore_viz::wave::diagram_bits(e) == 0) {
-        return Err(Diagnostic::unsupported(format!(
-            "`{}` has no bit fields to draw: it is explained without bytes",
-            e.title
-        ))
-        .hint("pass the instruction's bytes (the output of `asm`)"));
-    }
-    let diagrams = JsonValue::Array(ex.iter().map(xstore_viz::wavejson).collect());
+    let ex = xstore_viz::wave::drawable(isa, ex)?;
+    let diagrams: Vec<xstore_viz::Diagram> = ex.iter().map(xstore_viz::diagram).collect();
     if svg {
-        out::write_str(&xstore_viz::reg_svg(&diagrams));
+        out::write_str(&xstore_viz::svg(&diagrams));
     } else {
-        json_doc(&diagrams);
+        let waves: Vec<serde_json::Value> = diagrams.iter().map(|d| d.to_wavejson()).collect();
+        json_doc(&waves);
     }
     Ok(EXIT_OK)
 }
@@ -430,28 +389,25 @@ fn parse_num(s: &str) -> Option<u64> {
 }
 
 fn lower(
-    input: BytesIn,
-    syms: Vec<String>,
-    symbols: Option<String>,
-    out: Option<String>,
+    lowering: &dyn xstore_core::isa::Lowering,
+    args: LowerArgs,
     json: bool,
 ) -> Result<u8, Diagnostic> {
-    let (bytes, name) = read_bytes(&input)?;
-    let mut table = xstore_neuron::symbols::SymbolTable::new();
-    if let Some(f) = &symbols {
+    let (bytes, name) = read_bytes(&args.input)?;
+    let mut files = Vec::new();
+    if let Some(f) = &args.symbols {
         let (text, _) = read_text(Some(f))?;
-        table.add_file(&text, f)?;
+        files.push((text, f.clone()));
     }
-    for s in &syms {
-        table.add_arg(s)?;
-    }
-    let table: BTreeMap<u32, u64> = table.map();
-    let lowered = xstore_neuron::lower_stream(&bytes, &table).map_err(|d| d.in_file(&name))?;
-    match out {
-        Some(path) => std::fs::write(&path, &lowered)
+    let table = lowering.symbols(&args.syms, &files)?;
+    let lowered = lowering
+        .lower(&bytes, &table)
+        .map_err(|d| d.in_file(&name))?;
+    match args.out {
+        Some(path) => std::fs::write(&path, lowered.concat())
             .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot write `{path}`: {e}")))?,
         None => {
-            print_lines("hex", lowered.chunks(64).map(hex::encode), json);
+            print_lines("hex", lowered.iter().map(|b| hex::encode(b)), json);
         }
     }
     Ok(EXIT_OK)
@@ -462,7 +418,7 @@ pub fn load_scenario_text(
     text: &str,
     file: &str,
 ) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
-    xstore_core::isa::load_scenario(&isas(), text, file)
+    xstore_core::isa::load_scenario(xstore_isas::all(), text, file)
 }
 
 fn load_scenario(file: &str) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
@@ -736,13 +692,9 @@ fn print_run_json(
     print_dumps(&first.memory, dumps, Some(&mut j))?;
     j.close_array();
     j.field("executed", &first.exec.executed);
-    let expect = if first.has_expect {
-        json!({ "passed": first.expect_failures.is_empty(), "failures": first.expect_failures })
-    } else {
-        JsonValue::Null
-    };
+    let expect = ExpectVerdict::of(first.has_expect, &first.expect_failures);
     j.field("expect", &expect);
-    j.field("fault", &fault_json(&first));
+    j.field("fault", &first.exec.fault);
     j.field("outcome", &first.exec.outcome);
     j.field("regs", &regs);
     j.field("warnings", &first.exec.warnings);
@@ -798,35 +750,18 @@ fn print_run_text(
     Ok(())
 }
 
-/// The `fault` member of `run --json`.
-fn fault_json(r: &Run) -> JsonValue {
-    match &r.exec.fault {
-        None => JsonValue::Null,
-        Some(f) => {
-            let mut o = json!({ "kind": f.kind, "address": f.address, "message": f.message });
-            if let Some(c) = f.code {
-                o["code"] = json!(c);
-            }
-            if let Some(i) = f.instruction {
-                o["instruction"] = json!(i);
-            }
-            o
-        }
-    }
-}
-
 fn lint(file: &str, json: bool) -> Result<u8, Diagnostic> {
     let (sc, isa) = load_scenario(file)?;
     let mem = xstore_core::isa::build_memory(isa, &sc, DEFAULT_CAP)?;
-    let findings = isa.lint(&sc, &mem)?;
-    let warnings = xstore_core::report::warning_count(&findings);
+    let report = LintReport::new(isa.lint(&sc, &mem)?);
+    let warnings = report.warnings;
     if json {
-        json_doc(&json!({ "findings": findings, "warnings": warnings }));
+        json_doc(&report);
     } else {
-        if findings.is_empty() {
+        if report.findings.is_empty() {
             outln!("{file}: no findings");
         }
-        for f in &findings {
+        for f in &report.findings {
             let sev = f.severity.as_str();
             let at = f.line.map(|l| format!(":{l}")).unwrap_or_default();
             outln!("{file}{at}: {sev}[{}]: {}", f.rule, f.message);
@@ -855,20 +790,63 @@ fn example_on_disk(path: &str) -> Option<String> {
     None
 }
 
-/// `demo`: each bundled example runs from its file when the repository is
-/// there (so an edited example is what runs and is judged), else from the
-/// copy compiled into the binary, and the line says so.
-/// Run one bundled example, from its file when the repository is there:
-/// whether it passed, its line for people and its JSON row.
-fn demo_one(ex: &xstore_core::isa::Example) -> (bool, String, JsonValue) {
+/// One example's row of `demo --json` (fields in the order of its keys).
+#[derive(Serialize)]
+struct DemoRow {
+    /// Why it did not load or run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    /// The expectations that do not hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failures: Option<Vec<String>>,
+    /// How its run ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<Outcome>,
+    passed: bool,
+    path: String,
+    /// `file` or `bundled`.
+    source: &'static str,
+    /// Writes its run made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    writes: Option<u64>,
+}
+
+impl DemoRow {
+    /// The row of an example that did not load or run.
+    fn failed(path: &str, source: &'static str, error: String) -> DemoRow {
+        DemoRow {
+            error: Some(error),
+            failures: None,
+            outcome: None,
+            passed: false,
+            path: path.to_string(),
+            source,
+            writes: None,
+        }
+    }
+}
+
+/// `demo --json`.
+#[derive(Serialize)]
+struct DemoReport {
+    failed: usize,
+    passed: usize,
+    scenarios: Vec<DemoRow>,
+}
+
+/// Run one bundled example, from its file when the repository is there (so
+/// an edited example is what runs and is judged), else from the copy
+/// compiled into the binary, and the line says so: whether it passed, its
+/// line for people and its JSON row.
+fn demo_one(ex: &xstore_core::isa::Example) -> (bool, String, DemoRow) {
     let disk = example_on_disk(ex.path);
     let (label, source, text) = match &disk {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => (p.clone(), "file", std::borrow::Cow::Owned(t)),
             Err(e) => {
                 let msg = format!("cannot read `{p}`: {e}");
-                let row = json!({ "path": p, "source": "file", "passed": false, "error": msg });
-                return (false, format!("FAIL {p}: {msg}"), row);
+                let line = format!("FAIL {p}: {msg}");
+                return (false, line, DemoRow::failed(p, "file", msg));
             }
         },
         None => (
@@ -906,30 +884,32 @@ fn demo_one(ex: &xstore_core::isa::Example) -> (bool, String, JsonValue) {
             for w in &r.exec.warnings {
                 line.push_str(&format!("\n    warning: {w}"));
             }
-            let row = json!({
-                "path": path, "source": source, "passed": ok, "outcome": r.exec.outcome,
-                "writes": count.writes, "failures": r.expect_failures,
-            });
+            let row = DemoRow {
+                error: None,
+                failures: Some(r.expect_failures),
+                outcome: Some(r.exec.outcome),
+                passed: ok,
+                path: path.to_string(),
+                source,
+                writes: Some(count.writes),
+            };
             (ok, line, row)
         }
         Err(d) => (
             false,
             format!("FAIL {label}: {d}"),
-            json!({ "path": path, "source": source, "passed": false, "error": d.to_string() }),
+            DemoRow::failed(path, source, d.to_string()),
         ),
     }
 }
 
 fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     if let Some(o) = only {
-        if find_isa(o).is_none() {
-            return Err(Diagnostic::range(format!("unknown isa `{o}`"))
-                .expected(format!("one of: {}", isa_names().join(", "))));
-        }
+        xstore_isas::lookup(o)?;
     }
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut rows = Vec::new();
-    for isa in isas() {
+    for &isa in xstore_isas::all() {
         if only.is_some_and(|o| o != isa.name()) {
             continue;
         }
@@ -953,7 +933,11 @@ fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
         }
     }
     if json {
-        json_doc(&json!({ "scenarios": rows, "passed": passed, "failed": failed }));
+        json_doc(&DemoReport {
+            failed,
+            passed,
+            scenarios: rows,
+        });
     } else {
         outln!("demo: {passed} passed, {failed} failed");
     }
@@ -981,11 +965,20 @@ fn bench_row(r: &BenchResult) -> String {
 /// each path's line on stderr as it is measured, the table (or JSON) at the
 /// end; a ratio at or above its target is marked `MISSED`.
 fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
-    let rows = crate::scaling::run(&isas(), &crate::scaling::SIZES, quick, &mut |s| {
-        out::err_line(format_args!("bench: {} ratio {:.2}", s.name, s.ratio));
-    });
+    let rows = crate::scaling::run(
+        xstore_isas::all(),
+        &crate::scaling::SIZES,
+        quick,
+        &mut |s| {
+            out::err_line(format_args!("bench: {} ratio {:.2}", s.name, s.ratio));
+        },
+    );
     if json {
-        json_doc(&json!({ "scaling": rows }));
+        #[derive(Serialize)]
+        struct ScalingReport {
+            scaling: Vec<crate::scaling::Scaling>,
+        }
+        json_doc(&ScalingReport { scaling: rows });
         return Ok(EXIT_OK);
     }
     let sizes: Vec<String> = crate::scaling::SIZES
@@ -1013,6 +1006,41 @@ fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
     Ok(EXIT_OK)
 }
 
+/// One case of `bench --json` (fields in the order of its keys): the
+/// result, and whether it met its target.
+#[derive(Serialize)]
+struct BenchRow<'a> {
+    baseline: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    met: Option<bool>,
+    name: &'a str,
+    ours: f64,
+    ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<f64>,
+    unit: &'a str,
+}
+
+impl BenchRow<'_> {
+    fn of(r: &BenchResult) -> BenchRow<'_> {
+        BenchRow {
+            baseline: r.baseline,
+            met: met(r),
+            name: &r.name,
+            ours: r.ours,
+            ratio: r.ratio,
+            target: r.target,
+            unit: &r.unit,
+        }
+    }
+}
+
+/// `bench --json`.
+#[derive(Serialize)]
+struct BenchReport<'a> {
+    results: Vec<BenchRow<'a>>,
+}
+
 /// Whether a case met its target ratio (`None` without a target).
 fn met(r: &BenchResult) -> Option<bool> {
     r.target.map(|t| r.ratio >= t)
@@ -1027,7 +1055,9 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     }
     let mut results: Vec<BenchResult> = Vec::new();
     let all = what == "all";
-    let known = ["all", "memory", "neuron", "pto", "q7", "scaling"];
+    let mut known = vec!["all", "memory"];
+    known.extend(xstore_isas::names());
+    known.push("scaling");
     if !known.contains(&what) {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
             .expected(format!("one of: {}", known.join(", "))));
@@ -1060,23 +1090,14 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     if all || what == "memory" {
         group("memory", &|| xstore_core::bench::memory(quick));
     }
-    for isa in isas() {
+    for isa in xstore_isas::all() {
         if all || what == isa.name() {
             group(isa.name(), &|| isa.bench(quick));
         }
     }
     if json {
-        let rows: Vec<JsonValue> = results
-            .iter()
-            .map(|r| {
-                let mut v = json!(r);
-                if let Some(m) = met(r) {
-                    v["met"] = json!(m);
-                }
-                v
-            })
-            .collect();
-        json_doc(&json!({ "results": rows }));
+        let results: Vec<BenchRow> = results.iter().map(BenchRow::of).collect();
+        json_doc(&BenchReport { results });
     } else {
         outln!(
             "{:<28} {:>16} {:>16} {:<14} {:>7} {:>7}",

@@ -10,8 +10,9 @@ mod commands;
 mod out;
 mod scaling;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
+use xstore_core::isa::{Isa, Lowering};
 
 /// A parsed command line other than `serve`, as [`commands::dispatch`] runs it.
 pub(crate) struct Cli {
@@ -20,23 +21,20 @@ pub(crate) struct Cli {
     pub(crate) cmd: Cmd,
 }
 
-#[derive(Subcommand)]
+/// A command: one of an ISA's (its subcommand is the ISA's name in the
+/// registry), or one of [`Other`].
 pub(crate) enum Cmd {
-    /// AWS Neuron sequencer TensorStore / TensorLoad (64-byte MEM_2D)
-    Neuron {
-        #[command(subcommand)]
-        cmd: NeuronCmd,
-    },
-    /// PTO tile ISA TSTORE blocks
-    Pto {
-        #[command(subcommand)]
-        cmd: IsaCmd,
-    },
-    /// Cadence Vision-Q7 B07 vector stores
-    Q7 {
-        #[command(subcommand)]
-        cmd: IsaCmd,
-    },
+    /// `xstore ISA …`.
+    Isa(&'static dyn Isa, IsaCmd),
+    /// `xstore ISA lower …`, for an ISA with pseudo lowering.
+    Lower(&'static dyn Lowering, LowerArgs),
+    /// Every other command.
+    Other(Other),
+}
+
+/// The commands that are not an ISA's.
+#[derive(Subcommand)]
+pub(crate) enum Other {
     /// Execute a scenario file; print the outcome and its effects
     Run {
         /// The scenario (TOML)
@@ -114,25 +112,27 @@ pub(crate) enum ExplainFormat {
     Svg,
 }
 
-/// Neuron's commands: the common ones and `lower`.
+/// `lower`: the command of an ISA with pseudo instructions.
 #[derive(Subcommand)]
-pub(crate) enum NeuronCmd {
+pub(crate) enum LowerCmd {
+    /// Rewrite pseudo instructions (Neuron: 0xcd/0xce into TensorStore/TensorLoad)
+    Lower(LowerArgs),
+}
+
+/// The arguments of `lower`.
+#[derive(Args)]
+pub(crate) struct LowerArgs {
     #[command(flatten)]
-    Common(IsaCmd),
-    /// Rewrite pseudo instructions (0xcd/0xce) into TensorStore/TensorLoad
-    Lower {
-        #[command(flatten)]
-        input: BytesIn,
-        /// var_id=ADDRESS (repeatable)
-        #[arg(long = "sym", value_name = "ID=ADDR")]
-        syms: Vec<String>,
-        /// A TOML file whose `[symbols]` table maps var_id strings to addresses
-        #[arg(long, value_name = "FILE")]
-        symbols: Option<String>,
-        /// Write the lowered binary here instead of printing hex
-        #[arg(long, short, value_name = "FILE")]
-        out: Option<String>,
-    },
+    pub(crate) input: BytesIn,
+    /// var_id=ADDRESS (repeatable)
+    #[arg(long = "sym", value_name = "ID=ADDR")]
+    pub(crate) syms: Vec<String>,
+    /// A TOML file whose `[symbols]` table maps var_id strings to addresses
+    #[arg(long, value_name = "FILE")]
+    pub(crate) symbols: Option<String>,
+    /// Write the lowered binary here instead of printing hex
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<String>,
 }
 
 /// Bytes given as hex arguments, as hex text (stdin or a file) or as a binary
@@ -172,7 +172,7 @@ struct Top {
 #[derive(Subcommand)]
 enum TopCmd {
     #[command(flatten)]
-    Cmd(Cmd),
+    Cmd(Other),
     /// Serve the explorer page and its JSON API on 127.0.0.1 until stopped
     Serve {
         /// The port on 127.0.0.1 (0: a free one; the URL is printed either way)
@@ -185,7 +185,7 @@ enum TopCmd {
 /// until the process is stopped); a socket that cannot be bound is an error,
 /// exit 2.
 fn serve(port: u16) -> ExitCode {
-    let res = xstore_serve::serve(port, commands::isas(), |url| {
+    let res = xstore_serve::serve(port, |url| {
         out::write_str(url);
         out::write_str("\n");
         out::flush();
@@ -208,13 +208,63 @@ fn serve(port: u16) -> ExitCode {
     }
 }
 
-fn main() -> ExitCode {
-    let top = Top::parse();
-    match top.cmd {
-        TopCmd::Serve { port } => serve(port),
-        TopCmd::Cmd(cmd) => ExitCode::from(commands::dispatch(Cli {
-            json: top.json,
-            cmd,
-        })),
+/// The command line: the commands of [`Top`], with one subcommand per ISA
+/// of the registry first (its common commands, and `lower` where the ISA
+/// lowers pseudo instructions).
+fn command() -> clap::Command {
+    let mut cmd = Top::command();
+    let others: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let isas = xstore_isas::all();
+    for (k, name) in others.iter().enumerate() {
+        cmd = cmd.mut_subcommand(name, |c| c.display_order(isas.len() + k));
     }
+    for (k, isa) in isas.iter().enumerate() {
+        let mut sub = IsaCmd::augment_subcommands(
+            clap::Command::new(isa.name())
+                .about(isa.summary())
+                .subcommand_required(true)
+                .display_order(k),
+        );
+        if isa.lowering().is_some() {
+            sub = LowerCmd::augment_subcommands(sub);
+        }
+        cmd = cmd.subcommand(sub);
+    }
+    cmd
+}
+
+/// The ISA command `sub` names for `isa`.
+fn isa_command(isa: &'static dyn Isa, sub: &clap::ArgMatches) -> Result<Cmd, clap::Error> {
+    if let (Some(l), Some(("lower", _))) = (isa.lowering(), sub.subcommand()) {
+        let LowerCmd::Lower(args) = LowerCmd::from_arg_matches(sub)?;
+        return Ok(Cmd::Lower(l, args));
+    }
+    Ok(Cmd::Isa(isa, IsaCmd::from_arg_matches(sub)?))
+}
+
+fn main() -> ExitCode {
+    let matches = command().get_matches();
+    let json = matches.get_flag("json");
+    let isa = matches
+        .subcommand()
+        .and_then(|(name, sub)| Some((xstore_isas::find(name)?, sub)));
+    let cmd = match isa {
+        Some((isa, sub)) => isa_command(isa, sub),
+        None => match Top::from_arg_matches(&matches) {
+            Ok(Top {
+                cmd: TopCmd::Serve { port },
+                ..
+            }) => return serve(port),
+            Ok(Top {
+                cmd: TopCmd::Cmd(other),
+                ..
+            }) => Ok(Cmd::Other(other)),
+            Err(e) => Err(e),
+        },
+    };
+    let cmd = cmd.unwrap_or_else(|e| e.exit());
+    ExitCode::from(commands::dispatch(Cli { json, cmd }))
 }

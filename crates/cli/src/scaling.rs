@@ -5,7 +5,7 @@
 use serde::Serialize;
 use std::time::{Duration, Instant};
 use xstore_core::isa::{run_scenario_with, Isa};
-use xstore_core::scenario::Scenario;
+use xstore_core::scenario::{Program, Scenario};
 use xstore_core::stream::WriteSink;
 use xstore_core::{hex, Fault};
 
@@ -82,56 +82,17 @@ impl WriteSink for Count {
     fn fault(&mut self, _fault: &Fault) {}
 }
 
-/// One instruction of each ISA's `asm` and `run` cases, the scenario text
-/// around `n` of them, and what one instruction is called.
-struct Program {
-    line: fn(usize) -> String,
-    /// The scenario's tables (after the program).
-    tables: &'static str,
-}
-
-fn program(isa: &str) -> Program {
-    match isa {
-        "neuron" => Program {
-            line: |i| {
-                format!(
-                    "tensor_store.u8 [{:#x}], num_elem=(4,1), imm=(1,2,3,4)",
-                    (i % 0x10000) * 4
-                )
-            },
-            tables: "",
-        },
-        "pto" => Program {
-            line: |_| "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP".into(),
-            tables: "[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 64\n\n[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 64\nvalid_rows = 2\nvalid_cols = 64\n",
-        },
-        _ => Program {
-            line: |_| "IVP_SV2NX8_IP v0, a3, 64".into(),
-            tables: "[regs]\na3 = 0x10000\n",
-        },
-    }
-}
-
-fn text_of(p: &Program, n: usize) -> String {
-    let mut s = String::with_capacity(n * 64);
-    for i in 0..n {
-        s.push_str(&(p.line)(i));
-        s.push('\n');
-    }
-    s
-}
-
-fn scenario_of(isa: &str, p: &Program, n: usize) -> String {
-    format!(
-        "isa = \"{isa}\"\nprogram = \"\"\"\n{}\"\"\"\n{}",
-        text_of(p, n),
-        p.tables
-    )
-}
-
 fn load(isa: &dyn Isa, text: &str) -> Scenario {
     let keys = |name: &str| (name == isa.name()).then(|| isa.scenario_keys());
     Scenario::parse(text, "scaling.toml", &[isa.name()], &keys).expect("the scaling scenario loads")
+}
+
+/// The program text of a scenario.
+fn program_text(sc: &Scenario) -> String {
+    match &sc.program {
+        Program::Text { text, .. } => text.clone(),
+        Program::Hex { .. } => unreachable!("the sample scenarios are written in assembly"),
+    }
 }
 
 /// Every path, at `sizes` (ascending; [`SIZES`] for the bench).
@@ -152,8 +113,12 @@ pub fn run(
         assert_eq!(b.len(), n);
     }));
     for &isa in isas {
-        let p = program(isa.name());
-        let texts: Vec<String> = sizes.iter().map(|&n| text_of(&p, n)).collect();
+        let scenarios: Vec<String> = sizes
+            .iter()
+            .map(|&n| (isa.info().sample_scenario)(n))
+            .collect();
+        let parsed: Vec<Scenario> = scenarios.iter().map(|t| load(isa, t)).collect();
+        let texts: Vec<String> = parsed.iter().map(program_text).collect();
         let at = |n: usize| sizes.iter().position(|&s| s == n).expect("a size");
         push(measure(
             &format!("{}.asm", isa.name()),
@@ -167,10 +132,6 @@ pub fn run(
                 assert!(!lines.is_empty());
             },
         ));
-        let scenarios: Vec<String> = sizes
-            .iter()
-            .map(|&n| scenario_of(isa.name(), &p, n))
-            .collect();
         push(measure(
             &format!("{}.load", isa.name()),
             "instructions",
@@ -180,7 +141,6 @@ pub fn run(
                 load(isa, &scenarios[at(n)]);
             },
         ));
-        let parsed: Vec<Scenario> = scenarios.iter().map(|t| load(isa, t)).collect();
         push(measure(
             &format!("{}.run", isa.name()),
             "instructions",
@@ -203,11 +163,12 @@ mod tests {
 
     #[test]
     fn every_path_is_measured_at_every_size() {
-        let isas = [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()];
         let mut seen = Vec::new();
-        let rows = run(&isas, &[10, 100], true, &mut |s| seen.push(s.name.clone()));
+        let rows = run(xstore_isas::all(), &[10, 100], true, &mut |s| {
+            seen.push(s.name.clone())
+        });
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names.len(), 10, "{names:?}");
+        assert_eq!(names.len(), 1 + 3 * xstore_isas::all().len(), "{names:?}");
         assert_eq!(seen, names);
         for r in &rows {
             assert_eq!(r.points.iter().map(|p| p.0).collect::<Vec<_>>(), [10, 100]);

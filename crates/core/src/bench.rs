@@ -1,29 +1,12 @@
 //! Benchmark harness: every figure is a ratio against an in-process baseline
 //! doing the same byte work, so it holds on a noisy shared machine.
 
-use crate::mem::{Access, Memory, MemoryMap, NoTrace, Region, Transaction};
+use crate::mem::{Access, Memory, MemoryMap, Region};
+pub use crate::report::BenchResult;
 use crate::space::AddressSpace;
-use serde::Serialize;
+use crate::{NoTrace, Transaction};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-/// One benchmark case, as `xstore bench --json` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BenchResult {
-    /// The case's stable name, e.g. `memory.contiguous_64k` or `neuron.decode_validate`.
-    pub name: String,
-    /// Our throughput, in `unit`.
-    pub ours: f64,
-    /// The baseline's throughput, in `unit`.
-    pub baseline: f64,
-    /// The unit of both throughputs, e.g. `MiB/s` or `commits/s`.
-    pub unit: String,
-    /// `ours / baseline`.
-    pub ratio: f64,
-    /// The target ratio the project sets for the case, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<f64>,
-}
 
 /// Time `work` (which performs `units` units of work per call) and return units
 /// per second, the best of `rounds` rounds of at least `min` each.

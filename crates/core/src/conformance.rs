@@ -29,8 +29,9 @@
 //! ```
 
 use crate::bench::XorShift;
-use crate::mem::{Access, Fault, FaultKind, MemoryMap, Region, TraceEvent, Transaction, VecTrace};
+use crate::mem::{Access, MemoryMap, Region};
 use crate::space::{AddressSpace, Writes};
+use crate::{Fault, FaultKind, TraceEvent, Transaction, VecTrace};
 use std::collections::HashMap;
 use std::fmt;
 

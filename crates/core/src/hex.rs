@@ -104,6 +104,19 @@ pub fn le(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// The bytes of a whole input given as hex text (a file, stdin, a request
+/// body), named `name` in errors: hex text that holds no digits is an error
+/// ("no bytes given"). The one rule of the command line and the explorer.
+pub fn decode_input(text: &str, name: &str) -> Result<Vec<u8>, Diagnostic> {
+    let bytes = decode(text).map_err(|d| d.in_file(name))?;
+    if bytes.is_empty() {
+        return Err(Diagnostic::syntax("no bytes given")
+            .in_file(name)
+            .hint("the hex text holds no digits"));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

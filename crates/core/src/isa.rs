@@ -1,14 +1,16 @@
 //! The interface every ISA crate implements, and the scenario runner that all
 //! of `run`, `demo` and the scenario tests share.
 
-use crate::bench::BenchResult;
 use crate::diag::Diagnostic;
-use crate::mem::{Access, FaultKind, Memory, MemoryMap, Region, VecTrace};
+use crate::mem::{Access, Memory, MemoryMap, Region};
 use crate::prov::Provenance;
+use crate::report::BenchResult;
 use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
 use crate::scenario::{InitData, Outcome, Scenario};
 use crate::stream::{Records, WriteSink};
 use crate::tomlval::Value;
+use crate::FaultKind;
+use std::collections::BTreeMap;
 
 /// A region of a named memory profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,108 +114,155 @@ pub fn check_examples(isa: &dyn Isa, root: &std::path::Path) -> Vec<String> {
     problems
 }
 
-/// Everything the CLI needs from an ISA.
-///
-/// The `*_each` methods and `execute_into` are the streaming forms the CLI uses: they hand each
-/// output unit (a line's bytes, a line of text, a check) to `emit` as soon as
-/// it exists, so that output need not be held whole. Their contract: **every
-/// input error is returned before the first call of `emit`**, so a caller
-/// that prints as it goes never prints half an answer followed by an error.
-/// Their default bodies go through the collecting forms; an ISA overrides them
-/// where holding the whole answer would cost memory out of proportion to the
-/// input.
-pub trait Isa: Sync {
-    /// `neuron`, `pto` or `q7`.
-    fn name(&self) -> &'static str;
-    /// One line for `--help` and `demo`.
-    fn summary(&self) -> &'static str;
+/// What the registry knows of an ISA besides its adapter: its names, its
+/// profiles and examples, and a sample of its assembly. Each ISA crate holds
+/// its own in one static, which [`Isa::info`] returns.
+#[derive(Debug, Clone, Copy)]
+pub struct IsaInfo {
+    /// `neuron`, `pto` or `q7`: the scenario's `isa` key and the command
+    /// line's subcommand.
+    pub name: &'static str,
+    /// One line for `--help`, `demo` and the explorer.
+    pub summary: &'static str,
+    /// What one unit of execution is called: `instruction`, `block`, `bundle`.
+    pub unit: &'static str,
     /// Top-level scenario keys this ISA owns besides the common ones.
-    fn scenario_keys(&self) -> &'static [&'static str];
+    pub scenario_keys: &'static [&'static str],
     /// Memory profiles; the first is the default.
-    fn profiles(&self) -> &'static [ProfileDef];
+    pub profiles: &'static [ProfileDef],
+    /// Bundled example scenarios.
+    pub examples: &'static [Example],
+    /// One unit in assembly text, as the explorer first shows it.
+    pub sample: &'static str,
+    /// The text of a scenario whose program runs `n` units clean, for the
+    /// scaling figures of `xstore bench`.
+    pub sample_scenario: fn(n: usize) -> String,
+}
+
+/// Everything the command line, the explorer and the bindings need of an ISA.
+///
+/// The streaming methods (`asm_each`, `disasm_each`, `validate_each`, and
+/// `execute` into a sink) hand each output unit (a line's bytes, a line of
+/// text, a check, a write) to their callback as soon as it exists, so that
+/// output need not be held whole. Their contract: **every input error is
+/// returned before the first call of the callback**, so a caller that prints
+/// as it goes never prints half an answer followed by an error. The
+/// collecting forms (`asm`, `disasm`, `validate`) are provided from them.
+pub trait Isa: Sync {
+    /// The registry's facts about the ISA.
+    fn info(&self) -> &'static IsaInfo;
+    /// `neuron`, `pto` or `q7` ([`IsaInfo::name`]).
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+    /// One line for `--help` and `demo` ([`IsaInfo::summary`]).
+    fn summary(&self) -> &'static str {
+        self.info().summary
+    }
+    /// Top-level scenario keys this ISA owns ([`IsaInfo::scenario_keys`]).
+    fn scenario_keys(&self) -> &'static [&'static str] {
+        self.info().scenario_keys
+    }
+    /// Memory profiles; the first is the default ([`IsaInfo::profiles`]).
+    fn profiles(&self) -> &'static [ProfileDef] {
+        self.info().profiles
+    }
+    /// Bundled example scenarios ([`IsaInfo::examples`]).
+    fn examples(&self) -> &'static [Example] {
+        self.info().examples
+    }
     /// Every fault kind `run` can report for this ISA, as `FaultReport::kind`
     /// spells it: what `[expect] fault` may name. Read from the ISA's own fault
     /// table (and [`memory_fault_kinds`] where the memory model's faults are
     /// reported as they are).
     fn fault_kinds(&self) -> Vec<&'static str>;
-    /// Assembly text → one byte string per output line (instruction, PTO command
-    /// word, Q7 bundle), in memory order.
-    fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic>;
-    /// [`Isa::asm`], one output line's bytes at a time.
-    fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
-        for w in self.asm(text)? {
-            emit(&w);
-        }
-        Ok(())
+    /// Assembly text, one output line's bytes at a time (instruction, PTO
+    /// command word, Q7 bundle), in memory order.
+    fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic>;
+    /// [`Isa::asm_each`], collected.
+    fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
+        let mut out = Vec::new();
+        self.asm_each(text, &mut |b| out.push(b.to_vec()))?;
+        Ok(out)
     }
-    /// Bytes → canonical assembly, one line per instruction.
-    fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic>;
-    /// [`Isa::disasm`], one line at a time.
-    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
-        for l in self.disasm(bytes)? {
-            emit(&l);
-        }
-        Ok(())
+    /// Bytes → canonical assembly, one line at a time.
+    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic>;
+    /// [`Isa::disasm_each`], collected.
+    fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
+        let mut out = Vec::new();
+        self.disasm_each(bytes, &mut |l| out.push(l.to_string()))?;
+        Ok(out)
     }
+    /// A program's text split into its units of execution (instructions,
+    /// blocks, bundles), each as canonical text that assembles back to it.
+    fn units_of(&self, text: &str) -> Result<Vec<String>, Diagnostic>;
     /// `explain ARG`: ARG is hex bytes (or, where the ISA allows, a mnemonic).
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic>;
-    /// `validate HEX`.
-    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic>;
-    /// The checks of [`Isa::validate`], in the same order, one at a time. The
-    /// verdict and the failed names follow from them as
-    /// [`Validation::from_checks`] derives them.
-    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
-        for c in &self.validate(bytes)?.checks {
-            emit(c);
-        }
-        Ok(())
+    /// The checks of `validate`, in report order, one at a time.
+    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic>;
+    /// `validate`: the verdict and every check ([`Validation::from_checks`]).
+    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
+        let mut checks = Vec::new();
+        self.validate_each(bytes, &mut |c| checks.push(c.clone()))?;
+        Ok(Validation::from_checks(checks))
     }
-    /// Execute the scenario's program against `mem`, whose map and initial bytes
-    /// the runner has set up. Each committed write goes to `trace` as it is
-    /// committed (`&mut dyn WriteSink` is a `TraceSink`, so the executors take
-    /// it as they are). Scenario errors are returned before anything executes,
-    /// except those only execution can find, which [`run_scenario_with`]'s
-    /// callers learn of before printing (see `xstore run`).
-    fn execute_into(
-        &self,
-        sc: &Scenario,
-        mem: &mut Memory,
-        trace: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic>;
-    /// [`Isa::execute_into`] one instruction at a time (a Neuron instruction,
-    /// a PTO block, a Q7 bundle): the ISA's machine runs each instruction as
-    /// a program of its own, in order, and `trace` is told where the run
-    /// stands ([`WriteSink::step`]: the program's instructions, each one's
-    /// start and end with the registers it changed, and bytes left pending).
-    /// The writes, their order and the [`Exec`] are those of
-    /// [`Isa::execute_into`]. The default says the ISA cannot step.
-    fn execute_steps(
-        &self,
-        sc: &Scenario,
-        _mem: &mut Memory,
-        _trace: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic> {
-        Err(Diagnostic::unsupported(format!(
-            "isa `{}` does not execute one instruction at a time",
-            self.name()
-        ))
-        .in_file(&sc.file))
-    }
-    /// [`Isa::execute_into`] with every effect kept in a [`VecTrace`].
+    /// Execute the scenario's program against `mem`, whose map and initial
+    /// bytes the runner has set up, through the stepping layer
+    /// ([`crate::step::run_into`]). Each committed write goes to `sink` as it
+    /// is committed; a sink that follows the run unit by unit
+    /// ([`WriteSink::follows_units`]) is also told where the run stands.
+    /// Scenario errors are returned before anything executes, except those
+    /// only execution can find, which [`run_scenario_with`]'s callers learn of
+    /// before printing (see `xstore run`).
     fn execute(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
-        trace: &mut VecTrace,
-    ) -> Result<Exec, Diagnostic> {
-        self.execute_into(sc, mem, trace)
-    }
+        sink: &mut dyn WriteSink,
+    ) -> Result<Exec, Diagnostic>;
     /// The hazards the specification warns about.
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic>;
-    /// Bundled example scenarios.
-    fn examples(&self) -> &'static [Example];
     /// `bench ISA`: figures against an in-process baseline. `quick` shortens runs.
     fn bench(&self, quick: bool) -> Vec<BenchResult>;
+    /// Pseudo lowering, for an ISA that has pseudo instructions (`xstore ISA
+    /// lower`); none by default.
+    fn lowering(&self) -> Option<&dyn Lowering> {
+        None
+    }
+}
+
+/// Rewriting an ISA's pseudo instructions into executable ones with a table
+/// of symbols (Neuron's var_id → address).
+pub trait Lowering: Sync {
+    /// The symbol table of the `[symbols]` table of each `(text, name)` file
+    /// and of `args` (each `ID=ADDR`), in that order; errors name their file
+    /// or argument.
+    fn symbols(
+        &self,
+        args: &[String],
+        files: &[(String, String)],
+    ) -> Result<BTreeMap<u32, u64>, Diagnostic>;
+    /// Lower every pseudo instruction of `bytes` with `symbols`: one byte
+    /// string per instruction. Errors in the bytes name no file.
+    fn lower(&self, bytes: &[u8], symbols: &BTreeMap<u32, u64>)
+        -> Result<Vec<Vec<u8>>, Diagnostic>;
+}
+
+/// `explain` of an input given as text (hex bytes, or what else the ISA
+/// explains), named `name` in errors: blank text is an error ("nothing to
+/// explain"). The one rule of the command line and the explorer.
+pub fn explain_input(
+    isa: &dyn Isa,
+    text: &str,
+    name: &str,
+) -> Result<Vec<Explanation>, Diagnostic> {
+    let arg = text.trim();
+    if arg.is_empty() {
+        return Err(Diagnostic::syntax("nothing to explain")
+            .in_file(name)
+            .hint("pass the instruction's hex bytes"));
+    }
+    isa.explain(arg).map_err(|d| d.in_file(name))
 }
 
 /// The memory model's fault kinds that an executor reports as they are
@@ -391,39 +440,20 @@ pub fn run_scenario(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<RunResult,
     })
 }
 
-/// Run a scenario and check its expectations; each write goes to `trace` as
-/// it is committed, and nothing else keeps it. Execution is deterministic:
-/// running the same scenario again gives the same writes and result.
+/// Run a scenario and check its expectations; each write goes to `sink` as
+/// it is committed, and nothing else keeps it (a sink that follows the run
+/// unit by unit is told where it stands, [`WriteSink::follows_units`]).
+/// Execution is deterministic: running the same scenario again gives the
+/// same writes and result.
 pub fn run_scenario_with(
     isa: &dyn Isa,
     sc: &Scenario,
     cap: u64,
-    trace: &mut dyn WriteSink,
-) -> Result<Run, Diagnostic> {
-    run_by(isa, sc, cap, &mut |mem| isa.execute_into(sc, mem, trace))
-}
-
-/// [`run_scenario_with`] through [`Isa::execute_steps`]: the same run, with
-/// `trace` told where it stands instruction by instruction.
-pub fn run_scenario_steps(
-    isa: &dyn Isa,
-    sc: &Scenario,
-    cap: u64,
-    trace: &mut dyn WriteSink,
-) -> Result<Run, Diagnostic> {
-    run_by(isa, sc, cap, &mut |mem| isa.execute_steps(sc, mem, trace))
-}
-
-/// The runner behind both: memory, `execute`, the cap, `[expect]`.
-fn run_by(
-    isa: &dyn Isa,
-    sc: &Scenario,
-    cap: u64,
-    execute: &mut dyn FnMut(&mut Memory) -> Result<Exec, Diagnostic>,
+    sink: &mut dyn WriteSink,
 ) -> Result<Run, Diagnostic> {
     check_scenario(isa, sc)?;
     let mut mem = build_memory(isa, sc, cap)?;
-    let exec = execute(&mut mem)?;
+    let exec = isa.execute(sc, &mut mem, sink)?;
     if let Some(f) = &exec.fault {
         if f.kind == (FaultKind::AllocationCap { cap }).name() {
             return Err(

@@ -17,9 +17,8 @@
 //! happens, not even the ones that precede the faulting write.
 //!
 //! ```
-//! use xstore_core::mem::TraceEvent;
 //! use xstore_core::{Access, AddressSpace, FaultKind, Memory, MemoryMap, Region};
-//! use xstore_core::{Transaction, VecTrace};
+//! use xstore_core::{TraceEvent, Transaction, VecTrace};
 //!
 //! let map = MemoryMap::new(vec![
 //!     Region::new(0x1000, 0x1000, Access::ReadWrite)?.named("data"),
@@ -69,6 +68,7 @@ pub mod conformance;
 pub mod decode;
 pub mod diag;
 pub mod docgen;
+mod fault;
 pub mod hex;
 pub mod isa;
 pub mod mem;
@@ -76,16 +76,19 @@ pub mod num;
 pub mod prov;
 pub mod report;
 pub mod rules;
-pub mod run;
 pub mod scenario;
 pub mod space;
+pub mod step;
 pub mod stream;
 pub mod text;
 pub mod tomlval;
+mod trace;
+mod tx;
 
 pub use diag::{DiagKind, Diagnostic, Location};
-pub use mem::{
-    Access, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, TraceSink, Transaction, VecTrace,
-};
+pub use fault::{Fault, FaultKind};
+pub use mem::{Access, Memory, MemoryMap, Region};
 pub use prov::Provenance;
 pub use space::{AddressSpace, Probed, Writes};
+pub use trace::{NoTrace, TraceEvent, TraceSink, VecTrace};
+pub use tx::Transaction;

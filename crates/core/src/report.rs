@@ -195,22 +195,51 @@ pub fn warning_count(findings: &[Finding]) -> usize {
         .count()
 }
 
-/// A fault as reported by `run`.
+/// `lint`'s answer: every finding and the number of warnings among them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LintReport {
+    /// The findings, in program order.
+    pub findings: Vec<Finding>,
+    /// How many of them are warnings ([`warning_count`]).
+    pub warnings: usize,
+}
+
+impl LintReport {
+    /// The report of `findings`.
+    pub fn new(findings: Vec<Finding>) -> LintReport {
+        let warnings = warning_count(&findings);
+        LintReport { findings, warnings }
+    }
+}
+
+/// An error as the command line's `--json` and the explorer's API send it:
+/// the diagnostic and, where the caller adds it, its rendered line.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorReport<'a> {
+    /// What was wrong.
+    pub error: &'a crate::Diagnostic,
+    /// The line the command line prints on stderr.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<String>,
+}
+
+/// A fault as reported by `run`. Its fields are in alphabetical order, the
+/// order of its keys in `run --json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FaultReport {
-    /// The fault kind's stable name, one of the ISA's `fault_kinds` (e.g.
-    /// `read_only`).
-    pub kind: String,
     /// The first failing byte, when the fault has an address.
     pub address: Option<u64>,
-    /// The fault in one sentence, as `run` prints it.
-    pub message: String,
     /// The ISA's numeric fault code, where it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<u32>,
-    /// Index of the faulting instruction in the program.
+    /// Index of the faulting unit (instruction, block, bundle) in the program.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instruction: Option<usize>,
+    /// The fault kind's stable name, one of the ISA's `fault_kinds` (e.g.
+    /// `read_only`).
+    pub kind: String,
+    /// The fault in one sentence, as `run` prints it.
+    pub message: String,
 }
 
 /// A register value after execution.
@@ -264,6 +293,71 @@ impl Exec {
     }
 }
 
+/// The verdict of a scenario's `[expect]` block, as `run --json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExpectVerdict {
+    /// One sentence per expectation that does not hold.
+    pub failures: Vec<String>,
+    /// Whether every expectation holds.
+    pub passed: bool,
+}
+
+impl ExpectVerdict {
+    /// The verdict of a scenario with an `[expect]` block (`has_expect`)
+    /// whose failures are `failures`; `None` without one.
+    pub fn of(has_expect: bool, failures: &[String]) -> Option<ExpectVerdict> {
+        has_expect.then(|| ExpectVerdict {
+            failures: failures.to_vec(),
+            passed: failures.is_empty(),
+        })
+    }
+}
+
+/// A scenario's run as `xstore run --json` prints it (its fields in
+/// alphabetical order, the order of its keys). The command line streams the
+/// same members one at a time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The regions asked for, read after execution.
+    pub dump: Vec<WriteRecord>,
+    /// Units (instructions, blocks, bundles) that completed.
+    pub executed: usize,
+    /// The `[expect]` verdict, when the scenario has one.
+    pub expect: Option<ExpectVerdict>,
+    /// The fault that stopped the run.
+    pub fault: Option<FaultReport>,
+    /// How the run ended.
+    pub outcome: Outcome,
+    /// The registers the run changed, with their values after it.
+    pub regs: Vec<RegReport>,
+    /// What the model noticed that is not a fault.
+    pub warnings: Vec<String>,
+    /// Every write, in commit order.
+    pub writes: Vec<WriteRecord>,
+}
+
+impl RunReport {
+    /// The report of a run: `exec`'s outcome, fault, warnings and changed
+    /// registers, with its writes, dumps and `[expect]` verdict.
+    pub fn new(
+        exec: &Exec,
+        expect: Option<ExpectVerdict>,
+        writes: Vec<WriteRecord>,
+        dump: Vec<WriteRecord>,
+    ) -> RunReport {
+        RunReport {
+            dump,
+            executed: exec.executed,
+            expect,
+            fault: exec.fault.clone(),
+            outcome: exec.outcome,
+            regs: exec.regs.iter().filter(|r| r.changed).cloned().collect(),
+            warnings: exec.warnings.clone(),
+            writes,
+        }
+    }
+}
+
 /// One memory write as `run` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteRecord {
@@ -271,4 +365,22 @@ pub struct WriteRecord {
     pub addr: u64,
     /// The bytes now in memory, as hex in address order.
     pub hex: String,
+}
+
+/// One benchmark case, as `xstore bench --json` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchResult {
+    /// The case's stable name, e.g. `memory.contiguous_64k` or `neuron.decode_validate`.
+    pub name: String,
+    /// Our throughput, in `unit`.
+    pub ours: f64,
+    /// The baseline's throughput, in `unit`.
+    pub baseline: f64,
+    /// The unit of both throughputs, e.g. `MiB/s` or `commits/s`.
+    pub unit: String,
+    /// `ours / baseline`.
+    pub ratio: f64,
+    /// The target ratio the project sets for the case, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
 }

@@ -54,7 +54,9 @@
 //! assert_eq!(mem.read_le(0x104, 4).unwrap(), 0x0403_0201);
 //! ```
 
-use crate::mem::{Fault, FaultKind, TraceSink, Transaction};
+use crate::fault::{Fault, FaultKind};
+use crate::trace::TraceSink;
+use crate::tx::Transaction;
 
 /// The writes of one instruction, as the probe sees them: their extents,
 /// alignments and byte masks (the bytes themselves are not needed to decide

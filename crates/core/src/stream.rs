@@ -2,13 +2,13 @@
 //! writes, one at a time, in commit order, so that a caller can print them as
 //! they happen instead of keeping them.
 //!
-//! [`crate::mem::TraceSink`] is generic (its `ENABLED` constant lets the
+//! [`crate::TraceSink`] is generic (its `ENABLED` constant lets the
 //! untraced path compile to nothing), so it cannot be a trait object;
 //! [`WriteSink`] is its object-safe counterpart, and `&mut dyn WriteSink` is a
 //! `TraceSink`, so every executor generic over `TraceSink` accepts one.
 
-use crate::mem::{Fault, TraceSink, VecTrace};
 use crate::report::{RegReport, WriteRecord};
+use crate::{Fault, TraceSink, VecTrace};
 
 /// Receives the effects of committed transactions, in commit order.
 pub trait WriteSink {
@@ -16,24 +16,29 @@ pub trait WriteSink {
     fn write(&mut self, addr: u64, bytes: &[u8]);
     /// A transaction faulted and wrote nothing.
     fn fault(&mut self, _fault: &Fault) {}
-    /// Where an execution stands, from [`Isa::execute_steps`] only (the
-    /// other entry points never call it): see [`StepEvent`].
-    ///
-    /// [`Isa::execute_steps`]: crate::isa::Isa::execute_steps
+    /// Where an execution stands, for a sink that follows the run unit by
+    /// unit ([`WriteSink::follows_units`]; no other sink is called): see
+    /// [`StepEvent`].
     fn step(&mut self, _event: &StepEvent<'_>) {}
+    /// Whether the sink follows the run unit by unit: the runner then tells
+    /// it where the run stands through [`WriteSink::step`]
+    /// ([`crate::step::run_steps`]), which costs each unit's text, bytes and
+    /// register comparison. False by default.
+    fn follows_units(&self) -> bool {
+        false
+    }
 }
 
-/// What [`Isa::execute_steps`] tells a [`WriteSink`] besides the writes. An
-/// instruction is what the ISA executes as one: a Neuron instruction, a PTO
-/// block, a Q7 bundle; `index` counts them from 0 in program order (the
-/// index a [`FaultReport`] names).
+/// What [`crate::step::run_steps`] tells a [`WriteSink`] besides the writes.
+/// An instruction here is a unit of execution, what the ISA executes as one:
+/// a Neuron instruction, a PTO block, a Q7 bundle; `index` counts them from 0
+/// in program order (the index a [`FaultReport`] names).
 ///
 /// The order: every instruction of the program is announced (`Instruction`,
 /// in order) before any executes; then for each instruction the run reaches,
 /// `Begin`, its writes, and `Retire`; the run stops after the instruction
 /// that faults or is pending (it writes nothing); `Pending` comes last.
 ///
-/// [`Isa::execute_steps`]: crate::isa::Isa::execute_steps
 /// [`FaultReport`]: crate::report::FaultReport
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepEvent<'a> {

@@ -3,7 +3,8 @@
 //! allocation cap, traces, and the fault-atomicity property.
 
 use proptest::prelude::*;
-use xstore_core::mem::{MapError, TraceEvent, PAGE_SIZE};
+use xstore_core::mem::{MapError, PAGE_SIZE};
+use xstore_core::TraceEvent;
 use xstore_core::{
     Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction,
     VecTrace, Writes,

@@ -27,47 +27,6 @@ impl Gen {
     }
 }
 
-/// The instructions of a program text: one per non-empty line for Neuron and
-/// Q7; for PTO one per block (the commands up to a BSTOP or C.BSTOP).
-fn instructions(isa: &dyn Isa, program: &str) -> Vec<String> {
-    let strip = |l: &str| -> String {
-        let l = l.split("//").next().unwrap_or("");
-        // Comments: Neuron `#` and `;`, Q7 `#`, PTO only `//` (`T#1` is a tile).
-        let l = match isa.name() {
-            "neuron" => l.split(['#', ';']).next().unwrap_or(""),
-            "q7" => l.split('#').next().unwrap_or(""),
-            _ => l,
-        };
-        l.trim().to_string()
-    };
-    let lines: Vec<String> = program
-        .lines()
-        .map(strip)
-        .filter(|l| !l.is_empty())
-        .collect();
-    if isa.name() != "pto" {
-        return lines;
-    }
-    let mut blocks = Vec::new();
-    let mut cur: Vec<String> = Vec::new();
-    for cmd in lines.iter().flat_map(|l| l.split(';')) {
-        let cmd = cmd.trim();
-        if cmd.is_empty() {
-            continue;
-        }
-        cur.push(cmd.to_string());
-        let up = cmd.to_ascii_uppercase();
-        if up == "BSTOP" || up == "C.BSTOP" {
-            blocks.push(cur.join("; "));
-            cur.clear();
-        }
-    }
-    if !cur.is_empty() {
-        blocks.push(cur.join("; "));
-    }
-    blocks
-}
-
 const INTERESTING: &[u64] = &[
     0,
     1,
@@ -212,7 +171,9 @@ pub(crate) fn scenario(isa: &dyn Isa, u: &mut Unstructured<'_>) -> arbitrary::Re
     let Some(Value::String(program)) = doc.remove("program") else {
         return Ok(None);
     };
-    let pool = instructions(isa, &program);
+    let Ok(pool) = isa.units_of(&program) else {
+        return Ok(None);
+    };
     if pool.is_empty() {
         return Ok(None);
     }

@@ -19,50 +19,84 @@ mod text;
 pub use exec::{execute, q7_valign};
 pub use text::{assemble, decode, scenario};
 
+use std::sync::OnceLock;
 use xstore_core::isa::Isa;
 
-/// The three ISAs, in a fixed order.
-pub fn isas() -> [&'static dyn Isa; 3] {
-    [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()]
+/// The ISAs, in the registry's order.
+pub fn isas() -> &'static [&'static dyn Isa] {
+    xstore_isas::all()
 }
 
-/// The ISA named `name`.
-pub fn isa(name: &str) -> &'static dyn Isa {
-    isas()
-        .into_iter()
-        .find(|i| i.name() == name)
-        .expect("one of neuron, pto, q7")
+/// What a target does with the fuzzer's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    /// [`decode`]: bytes into the ISA's decoder, `validate` and `explain`.
+    Decode,
+    /// [`assemble`]: text into the ISA's assembler.
+    Assemble,
+    /// [`execute`]: a program generated from the ISA's examples, with the
+    /// fault-atomicity oracle.
+    Execute,
+    /// [`scenario`]: text into the scenario loader.
+    Scenario,
+    /// [`q7_valign`]: the Q7 valign stream against the stream contract.
+    Q7Valign,
 }
 
-/// One fuzz target: its name (the cargo-fuzz target and corpus folder) and
-/// its body.
+/// One fuzz target: its name (the cargo-fuzz target and corpus folder), its
+/// ISA and its body.
 pub struct Target {
     /// `neuron_decode`, `q7_valign`, ...
-    pub name: &'static str,
-    /// The body: panics when an oracle fails.
-    pub run: fn(&[u8]),
+    pub name: String,
+    /// The ISA the body takes, for the per-ISA bodies.
+    pub isa: Option<&'static dyn Isa>,
+    /// What it does.
+    pub body: Body,
 }
 
-macro_rules! per_isa {
-    ($($name:literal => $body:expr),* $(,)?) => {
-        &[$(Target { name: $name, run: $body }),*]
-    };
+impl Target {
+    /// Run the body on the fuzzer's bytes: panics when an oracle fails.
+    pub fn run(&self, data: &[u8]) {
+        let isa = || self.isa.expect("a per-ISA target has its ISA");
+        match self.body {
+            Body::Decode => decode(isa(), data),
+            Body::Assemble => assemble(isa(), data),
+            Body::Execute => execute(isa(), data),
+            Body::Scenario => scenario(data),
+            Body::Q7Valign => q7_valign(data),
+        }
+    }
 }
 
-/// Every target.
-pub static TARGETS: &[Target] = per_isa![
-    "neuron_decode" => |d| decode(isa("neuron"), d),
-    "pto_decode" => |d| decode(isa("pto"), d),
-    "q7_decode" => |d| decode(isa("q7"), d),
-    "neuron_asm" => |d| assemble(isa("neuron"), d),
-    "pto_asm" => |d| assemble(isa("pto"), d),
-    "q7_asm" => |d| assemble(isa("q7"), d),
-    "scenario" => scenario,
-    "neuron_exec" => |d| execute(isa("neuron"), d),
-    "pto_exec" => |d| execute(isa("pto"), d),
-    "q7_exec" => |d| execute(isa("q7"), d),
-    "q7_valign" => q7_valign,
-];
+/// Every target: `<isa>_decode`, `<isa>_asm` and `<isa>_exec` for each ISA of
+/// the registry, then `scenario` and `q7_valign`.
+pub fn targets() -> &'static [Target] {
+    static ALL: OnceLock<Vec<Target>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut out = Vec::new();
+        for (suffix, body) in [
+            ("decode", Body::Decode),
+            ("asm", Body::Assemble),
+            ("exec", Body::Execute),
+        ] {
+            for &isa in isas() {
+                out.push(Target {
+                    name: format!("{}_{suffix}", isa.name()),
+                    isa: Some(isa),
+                    body,
+                });
+            }
+        }
+        for (name, body) in [("scenario", Body::Scenario), ("q7_valign", Body::Q7Valign)] {
+            out.push(Target {
+                name: name.to_string(),
+                isa: None,
+                body,
+            });
+        }
+        out
+    })
+}
 
 /// What the execution targets have done so far on this thread.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,5 +120,5 @@ pub fn exec_counts() -> ExecCounts {
 
 /// The target named `name`.
 pub fn target(name: &str) -> Option<&'static Target> {
-    TARGETS.iter().find(|t| t.name == name)
+    targets().iter().find(|t| t.name == name)
 }

@@ -57,19 +57,9 @@ pub fn assemble(isa: &dyn Isa, data: &[u8]) {
     );
 }
 
-fn keys(name: &str) -> Option<&'static [&'static str]> {
-    crate::isas()
-        .into_iter()
-        .find(|i| i.name() == name)
-        .map(|i| i.scenario_keys())
-}
-
 /// Parse `text` as a scenario file the way `xstore run` does.
 pub fn load(text: &str) -> Option<(Scenario, &'static dyn Isa)> {
-    let names: Vec<&str> = crate::isas().iter().map(|i| i.name()).collect();
-    let sc = Scenario::parse(text, "fuzz.toml", &names, &keys).ok()?;
-    let isa = crate::isa(&sc.isa);
-    Some((sc, isa))
+    xstore_core::isa::load_scenario(crate::isas(), text, "fuzz.toml").ok()
 }
 
 /// Text into the scenario loader; a scenario that loads is run and linted.

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 use xstore_core::bench::XorShift;
-use xstore_fuzz::{target, TARGETS};
+use xstore_fuzz::{target, targets};
 
 fn corpus(name: &str) -> Vec<Vec<u8>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -48,8 +48,8 @@ fn generated(seed: u64, n: usize, seeds: &[Vec<u8>]) -> Vec<Vec<u8>> {
 
 #[test]
 fn every_target_runs_over_its_corpus_and_generated_inputs() {
-    for (i, t) in TARGETS.iter().enumerate() {
-        let seeds = corpus(t.name);
+    for (i, t) in targets().iter().enumerate() {
+        let seeds = corpus(&t.name);
         assert!(
             !seeds.is_empty(),
             "{}: fuzz/corpus/{} is empty",
@@ -57,7 +57,7 @@ fn every_target_runs_over_its_corpus_and_generated_inputs() {
             t.name
         );
         for input in seeds.iter().chain(&generated(i as u64 + 1, 800, &seeds)) {
-            (t.run)(input);
+            t.run(input);
         }
     }
 }
@@ -70,7 +70,7 @@ fn the_execution_targets_execute_instructions_and_check_faults() {
         let seeds = corpus(name);
         let inputs = generated(0x5eed + name.len() as u64, 1200, &seeds);
         for input in seeds.iter().chain(&inputs) {
-            (t.run)(input);
+            t.run(input);
         }
         let after = xstore_fuzz::exec_counts();
         let executing = after.executing_inputs - before.executing_inputs;

@@ -9,11 +9,12 @@
 //! pseudo_tensor_store.u8 [var=3, offset=0x10], num_elem=(2,1), imm=(1,2)
 //! ```
 
-use crate::inst::{AddrForm, Instruction, Mem2d, NotModelled};
+use crate::instruction::{AddrForm, Instruction, Mem2d, NotModelled};
 use crate::tables::{
     self, DataSrc, DtypeDef, OpcodeDef, DATA_BYTES, IMM_ADDR_MAX, INST_LEN, MAX_ELEMS, NUM_REGS,
     WORD_LEN,
 };
+use std::fmt;
 use std::fmt::Write as _;
 use xstore_core::num::{digit_groups, parse_int, INT_EXPECTED};
 use xstore_core::{hex, Diagnostic};
@@ -838,6 +839,20 @@ fn print_header_and_events(m: &Mem2d, s: &mut String) {
     }
     if m.debug_cmd != 0 || m.debug_hint != 0 {
         let _ = write!(s, ", debug=({:#04x},{:#04x})", m.debug_cmd, m.debug_hint);
+    }
+}
+
+impl fmt::Display for Instruction {
+    /// The canonical assembly text (docs/neuron.md, "Assembly syntax").
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print(self))
+    }
+}
+
+impl fmt::Display for Mem2d {
+    /// The canonical assembly text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print_mem2d(self))
     }
 }
 

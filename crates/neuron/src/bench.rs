@@ -1,7 +1,7 @@
 //! `xstore bench neuron`: figures as ratios to in-process baselines.
 
 use crate::exec::Machine;
-use crate::inst::{Instruction, Mem2d};
+use crate::instruction::{Instruction, Mem2d};
 use crate::tables::{DataSrc, Dir, Op, DTYPES, INST_LEN, MAX_ELEMS, PROFILES};
 use std::hint::black_box;
 use xstore_core::bench::{compare, BenchResult, XorShift};

@@ -1,9 +1,9 @@
 //! The tabular part of `docs/neuron.md`, generated from the tables so the docs
 //! and the code cannot drift.
 
-use crate::check;
 use crate::lint::LINTS;
 use crate::tables::*;
+use crate::validate;
 use std::fmt::Write as _;
 use xstore_core::docgen::{cell as esc, profiles_table};
 use xstore_core::report::CheckOrigin;
@@ -131,7 +131,7 @@ fn addr8(s: &mut String) {
 
 fn checks(s: &mut String) {
     s.push_str("\n### Checks (`validate`, and the executor in this order)\n\n");
-    let rows = check::rows().map(|(c, applies)| {
+    let rows = validate::rows().map(|(c, applies)| {
         let origin = match c.def.origin() {
             CheckOrigin::Spec => "spec",
             CheckOrigin::Assumed => "assumed",

@@ -1,6 +1,6 @@
 //! Execution and pseudo lowering (docs/neuron.md, "Execution").
 //!
-//! One instruction: every check of [`crate::check::RULES`] in order (the
+//! One instruction: every check of [`crate::validate::RULES`] in order (the
 //! first failure is a fault named by its check), then the element walk
 //! `k = i1*n0 + i0`, `addr = base + i0*step0*w + i1*step1*w`. A store stages
 //! its writes in one [`Transaction`] (contiguous elements coalesced into one
@@ -8,14 +8,18 @@
 //! fault writes nothing. A load reads every element before it writes any
 //! register.
 
-use crate::check::{self, Fail};
-use crate::inst::{AddrForm, Instruction, Mem2d};
+use crate::instruction::{AddrForm, Instruction, Mem2d};
 use crate::tables::{self, DataSrc, Dir, OpcodeDef, F_ADDR, INST_LEN, MAX_ELEMS, NUM_REGS};
+use crate::validate::{self, Fail};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use xstore_core::report::RegReport;
 use xstore_core::report::RegValue;
 use xstore_core::rules::CheckDef;
-use xstore_core::{AddressSpace, Diagnostic, Fault, FaultKind, TraceSink, Transaction};
+use xstore_core::step::{self, Load, Registers, Retired, Stepper, Stop, Unit, UnitFault};
+use xstore_core::{AddressSpace, Diagnostic, TraceSink, Transaction};
+use xstore_core::{Fault as MemFault, FaultKind as MemFaultKind};
 
 /// The sequencer register file, `r0`..`r63` of 32 bits, and the executor's
 /// scratch space (reused, so a steady-state executor allocates nothing).
@@ -42,7 +46,7 @@ pub struct Step {
 
 /// What [`Machine::run`] did: how many instructions completed, and the
 /// fault that stopped it with the index of the faulting instruction.
-pub type RunOutcome = xstore_core::run::RunOutcome<ExecFault>;
+pub type RunOutcome = step::RunOutcome<Fault>;
 
 /// The register index of a name: `r` and a decimal number without a leading
 /// zero (the assembler's rule), below 64.
@@ -107,10 +111,10 @@ impl Machine {
         inst: &Instruction,
         mem: &mut M,
         trace: &mut T,
-    ) -> Result<Step, ExecFault> {
+    ) -> Result<Step, Fault> {
         match inst {
             Instruction::Mem2d(m) => self.step(m, mem, trace),
-            Instruction::NotModelled(n) => Err(ExecFault(Cause::NotModelled(n.def()))),
+            Instruction::NotModelled(n) => Err(Fault(Cause::NotModelled(n.def()))),
         }
     }
 
@@ -121,7 +125,7 @@ impl Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> RunOutcome {
-        xstore_core::run::run_until_fault(prog, |inst| self.execute(inst, mem, trace).map(drop))
+        step::run(self, prog, mem, trace)
     }
 
     /// Execute one TensorStore / TensorLoad.
@@ -131,16 +135,16 @@ impl Machine {
         inst: &Mem2d,
         mem: &mut M,
         trace: &mut T,
-    ) -> Result<Step, ExecFault> {
+    ) -> Result<Step, Fault> {
         let base = match inst.addr_form() {
             AddrForm::Imm(a) => a,
             AddrForm::Other { marker, .. } => {
-                return Err(ExecFault(Cause::UnsupportedAddr8 { marker }))
+                return Err(Fault(Cause::UnsupportedAddr8 { marker }))
             }
-            AddrForm::Var { .. } => return Err(ExecFault(Cause::Unlowered)),
+            AddrForm::Var { .. } => return Err(Fault(Cause::Unlowered)),
         };
-        if let Some((row, fail)) = check::first_failure(inst) {
-            return Err(ExecFault(Cause::Check { def: row.def, fail }));
+        if let Some((row, fail)) = validate::first_failure(inst) {
+            return Err(Fault(Cause::Check { def: row.def, fail }));
         }
         let w = tables::set_width(inst.dtype).expect("checked by mem2d_shared_constraints");
         // The window rule held on `base`: no offset overflows.
@@ -164,7 +168,7 @@ impl Machine {
                     _ => store_elems::<8>(&self.regs, inst, &walk, &mut self.tx),
                 }
                 mem.commit(&self.tx, trace)
-                    .map_err(|f| ExecFault(Cause::Memory(f)))?;
+                    .map_err(|f| Fault(Cause::Memory(f)))?;
             }
             Dir::Load => load_elems(&mut self.regs, inst, &walk, w as usize, mem, trace)?,
         }
@@ -260,7 +264,7 @@ fn load_elems<M: AddressSpace, T: TraceSink>(
     w: usize,
     mem: &M,
     trace: &mut T,
-) -> Result<(), ExecFault> {
+) -> Result<(), Fault> {
     let signed = tables::dtype(inst.dtype).is_some_and(|d| d.signed);
     let mut vals = [0u64; MAX_ELEMS];
     let mut fault = None;
@@ -277,7 +281,7 @@ fn load_elems<M: AddressSpace, T: TraceSink>(
         if T::ENABLED {
             trace.fault(&f);
         }
-        return Err(ExecFault(Cause::Memory(f)));
+        return Err(Fault(Cause::Memory(f)));
     }
     for (k, &v) in vals[..inst.count()].iter().enumerate() {
         let r = inst.data[k] as usize;
@@ -299,13 +303,13 @@ fn load_elems<M: AddressSpace, T: TraceSink>(
 
 /// The kinds of fault `run` reports, each with its stable name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExecFaultKind {
+pub enum FaultKind {
     /// A check of `validate` failed: named by the check (for the
     /// instruction's direction), e.g. `valid_start_addr`.
     Check(CheckDef),
     /// The memory refused an access: `unmapped`, `read_only`, `misaligned`,
     /// `address_overflow`, `allocation_cap`.
-    Memory(FaultKind),
+    Memory(MemFaultKind),
     /// The start address is a register/table ADDR8 form; the model has no
     /// resolver for it.
     UnsupportedAddr8,
@@ -315,20 +319,21 @@ pub enum ExecFaultKind {
     NotModelled,
 }
 
-impl ExecFaultKind {
+impl FaultKind {
     /// Every name a fault can carry: the checks' (each direction's), the
     /// memory's, and the model's own.
     pub fn names() -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = crate::check::rows().map(|(r, _)| r.def.name).collect();
+        let mut names: Vec<&'static str> =
+            crate::validate::rows().map(|(r, _)| r.def.name).collect();
         names.extend(xstore_core::isa::memory_fault_kinds());
         names.extend(
             [
-                ExecFaultKind::UnsupportedAddr8,
-                ExecFaultKind::UnloweredPseudo,
-                ExecFaultKind::NotModelled,
+                FaultKind::UnsupportedAddr8,
+                FaultKind::UnloweredPseudo,
+                FaultKind::NotModelled,
             ]
             .iter()
-            .map(ExecFaultKind::name),
+            .map(FaultKind::name),
         );
         names
     }
@@ -336,11 +341,11 @@ impl ExecFaultKind {
     /// The stable name `run` prints and scenarios expect.
     pub fn name(&self) -> &'static str {
         match self {
-            ExecFaultKind::Check(def) => def.name,
-            ExecFaultKind::Memory(k) => k.name(),
-            ExecFaultKind::UnsupportedAddr8 => "unsupported_addr8",
-            ExecFaultKind::UnloweredPseudo => "unlowered_pseudo",
-            ExecFaultKind::NotModelled => "not_modelled",
+            FaultKind::Check(def) => def.name,
+            FaultKind::Memory(k) => k.name(),
+            FaultKind::UnsupportedAddr8 => "unsupported_addr8",
+            FaultKind::UnloweredPseudo => "unlowered_pseudo",
+            FaultKind::NotModelled => "not_modelled",
         }
     }
 }
@@ -348,26 +353,26 @@ impl ExecFaultKind {
 /// Why an instruction did not complete. Nothing was written and no register
 /// changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExecFault(Cause);
+pub struct Fault(Cause);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cause {
     Check { def: CheckDef, fail: Fail },
-    Memory(Fault),
+    Memory(MemFault),
     UnsupportedAddr8 { marker: u8 },
     Unlowered,
     NotModelled(&'static OpcodeDef),
 }
 
-impl ExecFault {
+impl Fault {
     /// The kind, as a typed value.
-    pub fn fault_kind(&self) -> ExecFaultKind {
+    pub fn fault_kind(&self) -> FaultKind {
         match self.0 {
-            Cause::Check { def, .. } => ExecFaultKind::Check(def),
-            Cause::Memory(f) => ExecFaultKind::Memory(f.kind),
-            Cause::UnsupportedAddr8 { .. } => ExecFaultKind::UnsupportedAddr8,
-            Cause::Unlowered => ExecFaultKind::UnloweredPseudo,
-            Cause::NotModelled(_) => ExecFaultKind::NotModelled,
+            Cause::Check { def, .. } => FaultKind::Check(def),
+            Cause::Memory(f) => FaultKind::Memory(f.kind),
+            Cause::UnsupportedAddr8 { .. } => FaultKind::UnsupportedAddr8,
+            Cause::Unlowered => FaultKind::UnloweredPseudo,
+            Cause::NotModelled(_) => FaultKind::NotModelled,
         }
     }
 
@@ -388,7 +393,7 @@ impl ExecFault {
     }
 
     /// The memory model's fault, when the memory refused an access.
-    pub fn memory_fault(&self) -> Option<Fault> {
+    pub fn memory_fault(&self) -> Option<MemFault> {
         match self.0 {
             Cause::Memory(f) => Some(f),
             _ => None,
@@ -396,27 +401,113 @@ impl ExecFault {
     }
 
     /// One sentence: the rule and what broke it.
-    pub fn message(&self) -> String {
+    pub fn message(&self) -> Cow<'static, str> {
         match self.0 {
-            Cause::Check { def, fail } => format!("{}: {fail}", def.name),
-            Cause::Memory(f) => f.to_string(),
-            Cause::UnsupportedAddr8 { marker } => unsupported_addr8_message(marker),
+            Cause::Check { def, fail } => format!("{}: {fail}", def.name).into(),
+            Cause::Memory(f) => f.to_string().into(),
+            Cause::UnsupportedAddr8 { marker } => unsupported_addr8_message(marker).into(),
             Cause::Unlowered => "a pseudo instruction must be lowered first".into(),
             Cause::NotModelled(def) => {
-                format!("opcode {:#04x} {} is not modelled", def.code, def.name)
+                format!("opcode {:#04x} {} is not modelled", def.code, def.name).into()
             }
         }
     }
+
+    /// The sequencer has no numeric fault codes.
+    pub fn code(&self) -> Option<u32> {
+        None
+    }
 }
 
-impl fmt::Display for ExecFault {
-    /// [`ExecFault::message`].
+impl fmt::Display for Fault {
+    /// [`Fault::message`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())
     }
 }
 
-impl std::error::Error for ExecFault {}
+impl std::error::Error for Fault {}
+
+impl UnitFault for Fault {
+    fn kind(&self) -> &'static str {
+        Fault::kind(self)
+    }
+    fn address(&self) -> Option<u64> {
+        Fault::address(self)
+    }
+    fn message(&self) -> Cow<'_, str> {
+        Fault::message(self)
+    }
+}
+
+impl Unit for Instruction {
+    fn text(&self) -> String {
+        self.to_string()
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.encode().to_vec()
+    }
+}
+
+/// The machine in the stepping layer: a program is a slice of
+/// instructions, each a unit of its own.
+impl Stepper for Machine {
+    type Program = [Instruction];
+    type Fault = Fault;
+    #[inline]
+    fn step<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        prog: &[Instruction],
+        index: usize,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<Retired, Stop<Fault>> {
+        match self.execute(&prog[index], mem, trace) {
+            Ok(_) => Ok(Retired::Done),
+            Err(f) => Err(Stop::Fault(f)),
+        }
+    }
+}
+
+impl Registers for Machine {
+    type Snapshot = [u32; NUM_REGS];
+    fn snapshot(&self) -> [u32; NUM_REGS] {
+        self.regs
+    }
+    fn changed(&self, before: &[u32; NUM_REGS], out: &mut Vec<RegReport>) {
+        if self.regs == *before {
+            return;
+        }
+        for (i, (&now, &was)) in self.regs.iter().zip(before).enumerate() {
+            if now != was {
+                out.push(RegReport {
+                    name: format!("r{i}"),
+                    value: RegValue::Int(now as u64),
+                    changed: true,
+                });
+            }
+        }
+    }
+    fn reg_names(&self) -> Vec<String> {
+        Machine::reg_names(self).collect()
+    }
+    fn reg(&self, name: &str) -> Option<RegValue> {
+        Machine::reg(self, name)
+    }
+    fn set_reg(&mut self, name: &str, value: RegValue) -> Result<(), Diagnostic> {
+        Machine::set_reg(self, name, value)
+    }
+}
+
+impl Load for Machine {
+    type Owned = Vec<Instruction>;
+    fn decode(bytes: &[u8]) -> Result<Vec<Instruction>, Diagnostic> {
+        crate::codec::decode(bytes).map_err(crate::decode_diagnostic)
+    }
+    fn assemble(text: &str) -> Result<Vec<Instruction>, Diagnostic> {
+        crate::assemble(text)
+    }
+}
 
 /// The message of an instruction whose ADDR8 form has no resolver.
 pub(crate) fn unsupported_addr8_message(marker: u8) -> String {
@@ -472,7 +563,7 @@ fn unknown_var(var_id: u32, symbols: &BTreeMap<u32, u64>) -> Diagnostic {
 /// store's or the load's; every other byte is copied. Errors carry the byte
 /// offset.
 pub fn lower_stream(bytes: &[u8], symbols: &BTreeMap<u32, u64>) -> Result<Vec<u8>, Diagnostic> {
-    let insts = crate::inst::decode(bytes).map_err(crate::decode_diagnostic)?;
+    let insts = crate::codec::decode(bytes).map_err(crate::decode_diagnostic)?;
     let mut out = Vec::with_capacity(bytes.len());
     for (i, d) in insts.iter().enumerate() {
         let lowered = match d {

@@ -2,14 +2,14 @@
 //! meaning and provenance, read from the field rows of [`crate::tables`].
 
 use crate::asm;
-use crate::check;
-use crate::inst::{AddrForm, Instruction, Mem2d, NotModelled};
+use crate::instruction::{AddrForm, Instruction, Mem2d, NotModelled};
 use crate::tables::{
     self, DataSrc, FieldDef, OpcodeDef, DATA_BYTES, FIELDS, F_ADDR, F_DATA, F_DATASRC, F_DEBUG_CMD,
     F_DEBUG_HINT, F_DTYPE, F_NUM0, F_NUM1, F_OPCODE, F_SEM, F_STEP0, F_STEP1, F_UPDATE_IDX,
     F_UPDATE_MODE, F_VAR_ID, F_VAR_OFFSET, F_WAIT_IDX, F_WAIT_MODE, F_WORD_LEN, MAX_ELEMS,
     PSEUDO_FIELDS,
 };
+use crate::validate;
 use xstore_core::report::{ExplainField, Explanation, FieldSpan, SpanKind};
 use xstore_core::{hex, Diagnostic, Provenance};
 
@@ -19,7 +19,7 @@ pub(crate) fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         return Ok(vec![explain_format(def)]);
     }
     let insts: Vec<Instruction> = match hex::decode(arg) {
-        Ok(bytes) => crate::inst::decode(&bytes).map_err(crate::decode_diagnostic)?,
+        Ok(bytes) => crate::codec::decode(&bytes).map_err(crate::decode_diagnostic)?,
         Err(hex_err) => match asm::parse_program(arg) {
             Ok(lines) if !lines.is_empty() => lines.into_iter().map(|l| l.inst).collect(),
             _ => return Err(hex_err.hint("pass the instruction's hex bytes or its assembly text")),
@@ -112,7 +112,7 @@ fn explain_mem2d(m: &Mem2d) -> Explanation {
     address_rows(m, &mut f);
     step_rows(m, &mut f);
     data_rows(m, &mut f);
-    let failed: Vec<String> = check::checks(m, "")
+    let failed: Vec<String> = validate::checks(m, "")
         .into_iter()
         .filter(|c| c.failed())
         .map(|c| c.name)
@@ -391,4 +391,11 @@ fn single_imm(m: &Mem2d, k: usize, w: usize) -> Mem2d {
     one.data = [0; DATA_BYTES];
     one.data[..w].copy_from_slice(&m.data[k * w..k * w + w]);
     one
+}
+
+impl Instruction {
+    /// Every field with its byte range, raw value, meaning and provenance.
+    pub fn explain(&self) -> Explanation {
+        explain_one(self)
+    }
 }

@@ -2,9 +2,9 @@
 //! rule is a [`LintRule`] row of [`LINTS`] (name, severity, what it finds)
 //! and one function of [`PASSES`]; every finding is built from its row.
 
-use crate::check::{self, Verdict, REGISTER_RULE, RULES, WINDOW_RULE};
-use crate::inst::{AddrForm, Mem2d};
+use crate::instruction::{AddrForm, Mem2d};
 use crate::tables::{self, DataSrc, F_DATA, NUM_REGS};
+use crate::validate::{self, Verdict, REGISTER_RULE, RULES, WINDOW_RULE};
 use xstore_core::report::{Finding, Severity};
 use xstore_core::rules::LintRule;
 use xstore_core::scenario::Scenario;
@@ -93,7 +93,7 @@ const PASSES: [fn(&mut Cx); 6] = [
 /// register/table ADDR8 form) is the same error here: both read the scenario
 /// through [`crate::prepare`]. The rules then look at the lowered instructions.
 pub(crate) fn lint(sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
-    let prep = crate::prepare(sc)?;
+    let prep = crate::scenario::prepare(sc)?;
     let mut out = Vec::new();
     for (index, (p, inst)) in prep.prog.iter().zip(&prep.insts).enumerate() {
         let mut cx = Cx {
@@ -145,7 +145,7 @@ fn register_numbers(cx: &mut Cx) {
     if !cx.inst.reads_registers() {
         return;
     }
-    let used = check::used_slots(cx.inst);
+    let used = validate::used_slots(cx.inst);
     for (slot, &r) in cx.inst.data[..used].iter().enumerate() {
         if r as usize >= NUM_REGS {
             cx.push(
@@ -164,7 +164,7 @@ fn register_numbers(cx: &mut Cx) {
 fn unused_data(cx: &mut Cx) {
     let i = cx.inst;
     let used = if i.datasrc == DataSrc::Register.code() {
-        Some(check::used_slots(i))
+        Some(validate::used_slots(i))
     } else {
         tables::set_width(i.dtype).map(|w| (i.count() * w as usize).min(F_DATA.width()))
     };

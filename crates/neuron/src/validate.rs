@@ -1,6 +1,7 @@
 //! Legality: the eight predicates of `is_valid_tensor_store` (and the
 //! TensorLoad variants), the single-window rule and the assumed check, as one
-//! table, [`RULES`].
+//! table, [`RULES`]; and `validate` of a stream, with its reportless
+//! verdict [`check_stream`].
 //!
 //! Each row pairs the check's identity (the [`CheckDef`] it is reported
 //! under for a store and for a load, its rule and that rule's provenance)
@@ -12,15 +13,15 @@
 //! field, its value and the allowed range or set; nothing allocates unless a
 //! message is rendered.
 
-use crate::inst::{AddrForm, Mem2d};
+use crate::instruction::{AddrForm, Instruction, Mem2d, NotModelled};
 use crate::tables::{
     self, DataSrc, Dir, DATA_BYTES, DTYPES, F_DATASRC, F_DTYPE, F_NUM0, F_NUM1, F_WORD_LEN,
     MAX_ELEMS, NUM_REGS, WINDOW_SHIFT, WORD_LEN,
 };
 use std::fmt;
-use xstore_core::report::Check;
+use xstore_core::report::{Check, Validation};
 use xstore_core::rules::CheckDef;
-use xstore_core::Provenance;
+use xstore_core::{Diagnostic, Provenance};
 
 /// The set a failing field's value should have been in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -695,10 +696,119 @@ pub(crate) fn rows() -> impl Iterator<Item = (&'static CheckRow, &'static str)> 
     })
 }
 
+/// `validate` of a stream: every check of every instruction, as the report
+/// lists them.
+pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
+    let mut all = Vec::new();
+    validate_each(bytes, &mut |c| all.push(c.clone()))?;
+    Ok(Validation::from_checks(all))
+}
+
+/// `validate`'s verdict on a whole stream without building a report: calls
+/// `invalid(i)` for each instruction `i` that fails a check, in order, and
+/// returns how many instructions the stream holds. A stream `validate` cannot
+/// check (a length that is not a multiple of 64, an unknown or not-modelled
+/// opcode) is `validate`'s error. `xstore bench`'s `neuron.decode_validate`
+/// and the Python module's `neuron.check` are this loop.
+#[inline]
+pub fn check_stream(bytes: &[u8], mut invalid: impl FnMut(usize)) -> Result<usize, Diagnostic> {
+    if bytes.len() % tables::INST_LEN != 0 {
+        return Err(unchecked(bytes));
+    }
+    for (i, c) in bytes.chunks_exact(tables::INST_LEN).enumerate() {
+        match crate::codec::decode_one(c.try_into().expect("64 bytes")) {
+            Ok(Instruction::Mem2d(m)) => {
+                if !m.is_valid() {
+                    invalid(i);
+                }
+            }
+            _ => return Err(unchecked(bytes)),
+        }
+    }
+    Ok(bytes.len() / tables::INST_LEN)
+}
+
+/// `validate`'s error on a stream [`check_stream`] cannot check.
+#[cold]
+#[inline(never)]
+fn unchecked(bytes: &[u8]) -> Diagnostic {
+    validate(bytes).err().unwrap_or_else(|| {
+        Diagnostic::encoding("the stream holds an instruction that has no checks")
+    })
+}
+
+impl Mem2d {
+    /// Every check of `is_valid_tensor_store` / `is_valid_tensor_load` (by
+    /// the opcode's direction), the window rule and the assumed check, in
+    /// report order.
+    pub fn validate(&self) -> Validation {
+        Validation::from_checks(checks(self, ""))
+    }
+
+    /// `validate().valid` without the report: whether no check fails (the
+    /// executor's and the bench's test, one bit per rule, no allocation).
+    pub fn is_valid(&self) -> bool {
+        fail_mask(self) == 0
+    }
+}
+
+impl Instruction {
+    /// [`Mem2d::validate`]; an opcode of the 0xa5..0xa9 block has no
+    /// validator and is an error.
+    pub fn validate(&self) -> Result<Validation, Diagnostic> {
+        match self {
+            Instruction::Mem2d(m) => Ok(m.validate()),
+            Instruction::NotModelled(n) => Err(not_modelled(n, 0)),
+        }
+    }
+}
+
+pub(crate) fn not_modelled(n: &NotModelled, offset: usize) -> Diagnostic {
+    let def = n.def();
+    Diagnostic::unsupported(format!(
+        "opcode {:#04x} {} is recognised but not modelled: no validator",
+        def.code, def.name
+    ))
+    .at_byte(
+        (offset + tables::F_OPCODE.start) as u64,
+        tables::F_OPCODE.bit_range(),
+    )
+}
+
+/// The checks of [`validate`], one instruction at a time, each name
+/// prefixed with `#<index>:` (0-based) when the stream holds several
+/// instructions. Its errors (a stream that does not decode, an opcode with
+/// no validator) come before the first check.
+pub(crate) fn validate_each(bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
+    let insts = crate::codec::decode(bytes).map_err(crate::decode_diagnostic)?;
+    if let Some((i, Instruction::NotModelled(n))) = insts
+        .iter()
+        .enumerate()
+        .find(|(_, d)| matches!(d, Instruction::NotModelled(_)))
+    {
+        return Err(not_modelled(n, i * tables::INST_LEN));
+    }
+    let many = insts.len() > 1;
+    for (i, d) in insts.iter().enumerate() {
+        if let Instruction::Mem2d(m) = d {
+            let prefix = if many {
+                format!("#{i}:")
+            } else {
+                String::new()
+            };
+            for c in checks(m, &prefix) {
+                emit(&c);
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inst::{decode_one, Instruction};
+    use crate::codec::decode_one;
+    use crate::instruction::Instruction;
     use proptest::prelude::*;
 
     fn mem2d(text: &str) -> Mem2d {

@@ -2,11 +2,11 @@
 //! execute and run, the fault type.
 
 use xstore_core::decode::DecodeErrorKind;
-use xstore_core::mem::TraceEvent;
 use xstore_core::report::RegValue;
-use xstore_core::{FaultKind, Memory, VecTrace};
+use xstore_core::TraceEvent;
+use xstore_core::{FaultKind as MemFaultKind, Memory, VecTrace};
 use xstore_neuron::{
-    assemble, decode, decode_one, ExecFaultKind, Instruction, Machine, Mem2d, Op, PROFILES,
+    assemble, decode, decode_one, FaultKind, Instruction, Machine, Mem2d, Op, PROFILES,
 };
 
 fn one(text: &str) -> Instruction {
@@ -109,9 +109,9 @@ fn execute_and_run_against_memory() {
     let mut trace = VecTrace::default();
     let out = m.run(&prog, &mut mem, &mut trace);
     assert_eq!(out.executed, 2);
-    let (at, f) = out.fault.unwrap();
+    let (at, f) = out.fault().unwrap();
     assert_eq!(at, 2);
-    assert_eq!(f.fault_kind(), ExecFaultKind::Memory(FaultKind::Unmapped));
+    assert_eq!(f.fault_kind(), FaultKind::Memory(MemFaultKind::Unmapped));
     assert_eq!((f.kind(), f.address()), ("unmapped", Some(0x240_0000)));
     assert_eq!(f.memory_fault().unwrap().addr, 0x240_0000);
     assert_eq!((m.regs()[4], m.regs()[5]), (0x04, 0x03));
@@ -141,7 +141,7 @@ fn faults_display_their_kind_and_message_and_are_errors() {
         "valid_start_addr: start_addr = 0x3 is not a multiple of 2; allowed a \
          multiple of sizeof(dtype) = 2"
     );
-    let ExecFaultKind::Check(def) = f.fault_kind() else {
+    let FaultKind::Check(def) = f.fault_kind() else {
         panic!("{f:?}")
     };
     assert_eq!(def.name, "valid_start_addr");
@@ -154,7 +154,7 @@ fn faults_display_their_kind_and_message_and_are_errors() {
     let f = run(&one(
         "pseudo_tensor_store.u8 [var=1], num_elem=(1,1), imm=(1)",
     ));
-    assert_eq!(f.fault_kind(), ExecFaultKind::UnloweredPseudo);
+    assert_eq!(f.fault_kind(), FaultKind::UnloweredPseudo);
     assert_eq!(f.kind(), "unlowered_pseudo");
     let f = run(&one(
         "tensor_store.u8 [addr8=0x4000000000000010], num_elem=(1,1), imm=(1)",
@@ -165,7 +165,7 @@ fn faults_display_their_kind_and_message_and_are_errors() {
     raw[0] = 0xa7;
     let f = run(&decode_one(&raw).unwrap());
     assert_eq!(
-        (f.kind(), f.message().as_str()),
+        (f.kind(), &*f.message()),
         ("not_modelled", "opcode 0xa7 MOVE is not modelled")
     );
     // Nothing was written.

@@ -4,9 +4,9 @@
 mod common;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use xstore_core::mem::TraceEvent;
-use xstore_core::{FaultKind, Memory, VecTrace};
-use xstore_neuron::{ExecFaultKind, Instruction, Machine, Mem2d, Op, PROFILES};
+use xstore_core::TraceEvent;
+use xstore_core::{FaultKind as MemFaultKind, Memory, VecTrace};
+use xstore_neuron::{FaultKind, Instruction, Machine, Mem2d, Op, PROFILES};
 
 const DTYPES: [u8; 8] = [0x1, 0x2, 0x3, 0x4, 0x5, 0x8, 0x9, 0xa];
 
@@ -166,8 +166,8 @@ fn span(m: &Mem2d) -> (u64, u64) {
     (lo as u64, hi as u64)
 }
 
-fn unmapped(res: &Result<xstore_neuron::Step, xstore_neuron::ExecFault>) -> bool {
-    matches!(res, Err(f) if f.fault_kind() == ExecFaultKind::Memory(FaultKind::Unmapped))
+fn unmapped(res: &Result<xstore_neuron::Step, xstore_neuron::Fault>) -> bool {
+    matches!(res, Err(f) if f.fault_kind() == FaultKind::Memory(MemFaultKind::Unmapped))
 }
 
 proptest! {

@@ -7,8 +7,9 @@
 //! on from the previous one, so a long line of many commands assembles in
 //! linear time.
 
-use crate::tables::{self, Fk, Format, Op, Values, DATR_OPTIONS, FORMATS, NUM_FK};
-use crate::word::Word;
+use crate::instruction::Word;
+use crate::tables::{self, Fk, Format, Op, Values, DATR_OPTIONS, FORMATS, GPRS, NUM_FK};
+use std::fmt;
 use xstore_core::decode::{DecodeError, DecodeErrorKind};
 use xstore_core::{num, Diagnostic};
 
@@ -497,6 +498,82 @@ fn parse_subview(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
     c.set_num(Fk::Uimm11, &t[2], "uimm11")?;
     c.set_num(Fk::SubSize, &t[3], "a size code")?;
     Ok(Op::Subview)
+}
+
+fn lb(n: u8) -> String {
+    format!("->LB{n}")
+}
+
+impl fmt::Display for Word {
+    /// The canonical spelling.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use tables::dtype_name;
+        let gpr = |s: u8| GPRS[s as usize];
+        f.write_str(self.format().mnemonic)?;
+        match *self {
+            Word::Bstart { dtype, .. } => write!(f, " {}", dtype_name(dtype)),
+            Word::Datr { dtype, layout, .. } => {
+                write!(
+                    f,
+                    " {}, {}",
+                    tables::datr_layout_name(layout),
+                    dtype_name(dtype)
+                )?;
+                let v = self.values();
+                for (key, k, valued) in tables::DATR_OPTIONS {
+                    match (v[k as usize], valued) {
+                        (0, _) => {}
+                        (x, true) => write!(f, ", {key}={x}")?,
+                        (_, false) => write!(f, ", {key}")?,
+                    }
+                }
+                Ok(())
+            }
+            Word::Dim { lb: n, reg, imm } => write!(f, " {}, {imm}, {}", gpr(reg), lb(n)),
+            Word::Dimi { lb: n, imm } => write!(f, " {imm}, {}", lb(n)),
+            Word::Ior {
+                dst,
+                src0,
+                src1,
+                src2,
+            } => {
+                write!(f, " {}, {}", gpr(src0), gpr(src1))?;
+                if src2 != 0 {
+                    write!(f, ", {}", gpr(src2))?;
+                }
+                if dst != 0 {
+                    write!(f, ", ->{}", gpr(dst))?;
+                }
+                Ok(())
+            }
+            Word::Iot { tile, last, pemode } => {
+                write!(
+                    f,
+                    " {}, mask={}",
+                    tables::tile_name(tile),
+                    tables::mask_text(pemode)
+                )?;
+                if last {
+                    f.write_str(", last")?;
+                }
+                Ok(())
+            }
+            Word::Ios { id, size, pemode } => {
+                write!(f, " S{id}, mask={}", tables::mask_text(pemode))?;
+                if size != 0 {
+                    write!(f, ", size={size}")?;
+                }
+                Ok(())
+            }
+            Word::Subview {
+                sel,
+                imm,
+                reg,
+                size,
+            } => write!(f, " {sel}, {}, {imm}, {size}", gpr(reg)),
+            Word::Bstop | Word::CBstop => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 
 use crate::asm;
 use crate::exec::Step;
+use crate::instruction::Word;
 use crate::machine::Machine;
 use crate::tables::{self, TileLayout};
 use crate::tile::{Location, Shape, Tile};
-use crate::word::Word;
 use std::hint::black_box;
 use xstore_core::bench::{compare, BenchResult, XorShift};
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region};

@@ -1,7 +1,7 @@
 //! Meanings for `explain` and the generated markdown tables of docs/pto.md.
 
+use crate::instruction::Word;
 use crate::tables::{self, FieldDef, Fk, LayoutUse, Part, FORMATS};
-use crate::word::Word;
 use std::fmt::Write;
 use xstore_core::Provenance;
 

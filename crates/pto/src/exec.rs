@@ -11,83 +11,17 @@
 //! the transaction of the same writes. The direct commit is taken when every
 //! write is plain; a masked write is staged.
 
+use crate::fault::Fault;
+use crate::instruction::Word;
 use crate::tables::{self, pe_selected, FaultKind, Rule, TileLayout, NUM_PES};
 use crate::tile::{Location, Tile};
-use crate::word::Word;
-use std::fmt;
-use std::ops::Range;
 use xstore_core::decode::DecodeError;
-use xstore_core::{AddressSpace, Fault, FaultKind as MemFault, TraceSink, Transaction};
+use xstore_core::{
+    AddressSpace, Fault as MemFault, FaultKind as MemFaultKind, TraceSink, Transaction,
+};
 
-pub(crate) use crate::check::{check_static, check_structure, Header, Source};
-
-use crate::check::DimSrc;
-use crate::machine::State;
-
-/// A fault of a block: its kind, the rule that failed, the element address
-/// for the two data faults, and a sentence saying where and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtoFault {
-    kind: FaultKind,
-    rule: Rule,
-    address: Option<u64>,
-    message: String,
-}
-
-impl PtoFault {
-    pub(crate) fn new(rule: Rule, address: Option<u64>, message: String) -> PtoFault {
-        PtoFault {
-            kind: rule.kind(),
-            rule,
-            address,
-            message,
-        }
-    }
-    /// The stable name of the kind (`DataPage`, …): what `run` prints.
-    pub fn kind(&self) -> &'static str {
-        self.kind.name()
-    }
-    /// The kind, typed.
-    pub fn fault_kind(&self) -> FaultKind {
-        self.kind
-    }
-    /// The rule that failed.
-    pub fn rule(&self) -> Rule {
-        self.rule
-    }
-    /// The faulting element's address (DataAlignment, DataPage).
-    pub fn address(&self) -> Option<u64> {
-        self.address
-    }
-    /// The pto fault code (none for the model's allocation cap).
-    pub fn code(&self) -> Option<u32> {
-        self.kind.code()
-    }
-    /// Where and why, with the rule's name in brackets.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-    /// The same fault with `prefix: ` before its message.
-    pub(crate) fn prefixed(mut self, prefix: impl fmt::Display) -> PtoFault {
-        self.message = format!("{prefix}: {}", self.message);
-        self
-    }
-}
-
-impl fmt::Display for PtoFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.kind())?;
-        if let Some(a) = self.address {
-            write!(f, " at {a:#x}")?;
-        }
-        if let Some(c) = self.code() {
-            write!(f, " (code {c})")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for PtoFault {}
+use crate::state::State;
+use crate::validate::{check_static, check_structure, DimSrc, Header, Source};
 
 /// What a block did when it did not fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +83,7 @@ pub(crate) enum Planned {
     /// The Shared source is not ready.
     Pending(String),
     /// The first illegal PE's fault.
-    Fault(PtoFault),
+    Fault(Fault),
 }
 
 fn dense(cols: u32, bits: u32) -> u64 {
@@ -163,8 +97,8 @@ fn lb_value(m: &State, pe: usize, d: Option<DimSrc>) -> Option<u32> {
     })
 }
 
-fn legality(rule: Rule, pe: usize, msg: String) -> PtoFault {
-    PtoFault::new(rule, None, format!("PE{pe}: {msg} [{}]", rule.name()))
+fn legality(rule: Rule, pe: usize, msg: String) -> Fault {
+    Fault::new(rule, None, format!("PE{pe}: {msg} [{}]", rule.name()))
 }
 
 /// Resolve every selected PE's plan into `plans`, PE0 → PE3; the first
@@ -192,7 +126,7 @@ pub(crate) fn plan_block(m: &State, h: &Header, plans: &mut Vec<Plan>) -> Planne
 }
 
 /// One PE's plan: its source, its rectangle and where it goes.
-fn plan_pe(m: &State, h: &Header, pe: usize) -> Result<Plan, PtoFault> {
+fn plan_pe(m: &State, h: &Header, pe: usize) -> Result<Plan, Fault> {
     let tile = m.source(pe, h.source).ok_or_else(|| {
         let Source::Local(code) = h.source else {
             unreachable!("a missing Shared source pends")
@@ -236,7 +170,7 @@ fn plan_cube(
     layout: TileLayout,
     lb: [Option<u32>; 3],
     stride: Option<u64>,
-) -> Result<(), PtoFault> {
+) -> Result<(), Fault> {
     let pe = plan.pe;
     let s = tile.shape();
     let (l0, l1) = (lb[0].unwrap_or(0), lb[1].unwrap_or(0));
@@ -285,7 +219,7 @@ fn plan_ordinary(
     tile: &Tile,
     lb: [Option<u32>; 3],
     stride: Option<u64>,
-) -> Result<(), PtoFault> {
+) -> Result<(), Fault> {
     let pe = plan.pe;
     let s = tile.shape();
     if s.dtype != h.dtype {
@@ -343,10 +277,10 @@ fn plan_subview(
     plan: &mut Plan,
     m: &State,
     tile: &Tile,
-    sv: crate::check::Subview,
+    sv: crate::validate::Subview,
     l0: u32,
     l1: u32,
-) -> Result<(), PtoFault> {
+) -> Result<(), Fault> {
     let (pe, s) = (plan.pe, tile.shape());
     let cells = m.gpr(pe, sv.reg).wrapping_add(sv.imm as u64);
     let size = tables::size_code_bytes(sv.size as u32);
@@ -394,7 +328,7 @@ fn plan_subview(
 }
 
 /// Every stored source element is defined.
-fn check_defined(plan: &Plan, tile: &Tile) -> Result<(), PtoFault> {
+fn check_defined(plan: &Plan, tile: &Tile) -> Result<(), Fault> {
     if !tile.has_undefined() {
         return Ok(());
     }
@@ -450,7 +384,6 @@ pub(crate) struct Scratch {
     /// The one nibble merge's bytes: kept apart from `data`, never cleared, so
     /// that the steady state neither allocates nor zero-fills them.
     merged: Vec<u8>,
-    words: Vec<Word>,
     /// Always take the staged commit (for checking the direct one against it).
     pub(crate) staged_only: bool,
 }
@@ -689,7 +622,7 @@ pub(crate) fn commit<M: AddressSpace, T: TraceSink>(
     s: &mut Scratch,
     mem: &mut M,
     trace: &mut T,
-) -> Result<(), Fault> {
+) -> Result<(), MemFault> {
     let masked = s.pieces.iter().any(|p| matches!(p.src, Src::Masked { .. }));
     if s.staged_only || masked {
         return commit_staged(m, s, mem, trace);
@@ -719,7 +652,7 @@ fn commit_staged<M: AddressSpace, T: TraceSink>(
     s: &mut Scratch,
     mem: &mut M,
     trace: &mut T,
-) -> Result<(), Fault> {
+) -> Result<(), MemFault> {
     let mut tx = std::mem::take(&mut s.tx);
     tx.clear();
     for p in &s.pieces {
@@ -738,15 +671,17 @@ fn commit_staged<M: AddressSpace, T: TraceSink>(
 }
 
 /// Map a memory fault to the pto fault of the element it hit.
-pub(crate) fn map_fault(f: &Fault, bits: u32) -> PtoFault {
+pub(crate) fn map_fault(f: &MemFault, bits: u32) -> Fault {
     let eb = (bits / 8).max(1) as u64;
     let (rule, addr) = match f.kind {
-        MemFault::Misaligned { .. } | MemFault::AddressOverflow { .. } => {
+        MemFaultKind::Misaligned { .. } | MemFaultKind::AddressOverflow { .. } => {
             (Rule::ElementAlignment, f.addr)
         }
-        MemFault::Unmapped | MemFault::ReadOnly => (Rule::ElementPage, f.addr - f.addr % eb),
-        MemFault::AllocationCap { .. } => {
-            return PtoFault {
+        MemFaultKind::Unmapped | MemFaultKind::ReadOnly => {
+            (Rule::ElementPage, f.addr - f.addr % eb)
+        }
+        MemFaultKind::AllocationCap { .. } => {
+            return Fault {
                 kind: FaultKind::AllocationCap,
                 rule: Rule::ElementPage,
                 address: Some(f.addr),
@@ -755,87 +690,51 @@ pub(crate) fn map_fault(f: &Fault, bits: u32) -> PtoFault {
         }
     };
     let why = match f.kind {
-        MemFault::Misaligned { .. } | MemFault::AddressOverflow { .. } => {
+        MemFaultKind::Misaligned { .. } | MemFaultKind::AddressOverflow { .. } => {
             format!("element address {addr:#x} is not a multiple of {eb}")
         }
-        MemFault::ReadOnly if f.addr == addr => {
+        MemFaultKind::ReadOnly if f.addr == addr => {
             format!("element at {addr:#x} is in a read-only region")
         }
-        MemFault::ReadOnly => format!(
+        MemFaultKind::ReadOnly => format!(
             "element at {addr:#x}: byte {:#x} is in a read-only region",
             f.addr
         ),
         _ if f.addr == addr => format!("element at {addr:#x} is not mapped"),
         _ => format!("element at {addr:#x}: byte {:#x} is not mapped", f.addr),
     };
-    PtoFault::new(rule, Some(addr), format!("{why} [{}]", rule.name()))
+    Fault::new(rule, Some(addr), format!("{why} [{}]", rule.name()))
 }
 
-/// One slot of a program: a word, or a word that did not decode.
-pub(crate) trait Slot: Sized {
-    /// The word, or why it did not decode.
-    fn word(&self) -> Result<&Word, &DecodeError>;
-    /// The block as words, when every slot is one by its type.
-    fn words(block: &[Self]) -> Option<&[Word]>;
-}
-
-impl Slot for Word {
-    fn word(&self) -> Result<&Word, &DecodeError> {
-        Ok(self)
-    }
-    fn words(block: &[Word]) -> Option<&[Word]> {
-        Some(block)
-    }
-}
-
-impl Slot for Result<Word, DecodeError> {
-    fn word(&self) -> Result<&Word, &DecodeError> {
-        self.as_ref()
-    }
-    fn words(_: &[Self]) -> Option<&[Word]> {
-        None
-    }
-}
-
-/// Execute one block: decode, zero mask, structure, legality, readiness,
-/// per-PE legality, then the writes (preflighted whole).
-pub(crate) fn run_block<W: Slot, M: AddressSpace, T: TraceSink>(
+/// Execute one block: its decoding (`undecoded`: the first word of the block
+/// that did not decode, by its index in the block), zero mask, structure,
+/// legality, readiness, per-PE legality, then the writes (preflighted whole).
+pub(crate) fn run_block<M: AddressSpace, T: TraceSink>(
     m: &State,
-    block: &[W],
+    block: &[Word],
+    undecoded: Option<(usize, &DecodeError)>,
     mem: &mut M,
     s: &mut Scratch,
     trace: &mut T,
-) -> Result<Step, PtoFault> {
-    if let Some(Ok(Word::Bstart { tload: true, .. })) = block.first().map(Slot::word) {
+) -> Result<Step, Fault> {
+    let first_decoded = undecoded.is_none_or(|(i, _)| i > 0);
+    if first_decoded && matches!(block.first(), Some(Word::Bstart { tload: true, .. })) {
         return Ok(Step::Unsupported(
             "BSTART.TLOAD blocks decode, but this model executes and validates TSTORE only".into(),
         ));
     }
-    if let Some(words) = W::words(block) {
-        return run_words(m, words, mem, s, trace);
+    if let Some((i, e)) = undecoded {
+        return Err(Fault::new(
+            Rule::Decode,
+            None,
+            format!(
+                "word {i}: {} (field {}) [decode]",
+                e.message,
+                crate::codec::failing_field(e)
+            ),
+        ));
     }
-    let mut words = std::mem::take(&mut s.words);
-    words.clear();
-    for (i, w) in block.iter().enumerate() {
-        match w.word() {
-            Ok(w) => words.push(*w),
-            Err(e) => {
-                s.words = words;
-                return Err(PtoFault::new(
-                    Rule::Decode,
-                    None,
-                    format!(
-                        "word {i}: {} (field {}) [decode]",
-                        e.message,
-                        crate::word::failing_field(e)
-                    ),
-                ));
-            }
-        }
-    }
-    let done = run_words(m, &words, mem, s, trace);
-    s.words = words;
-    done
+    run_words(m, block, mem, s, trace)
 }
 
 /// Execute a decoded block.
@@ -845,7 +744,7 @@ fn run_words<M: AddressSpace, T: TraceSink>(
     mem: &mut M,
     s: &mut Scratch,
     trace: &mut T,
-) -> Result<Step, PtoFault> {
+) -> Result<Step, Fault> {
     if first_pemode(words) == Some(0) {
         return Ok(Step::NoOp);
     }
@@ -898,20 +797,4 @@ fn locate(plans: &[Plan], addr: u64) -> Option<(usize, u32, u32)> {
                 .map(|j| (p.pe, p.r0 + i, p.c0 + j))
         })
     })
-}
-
-/// Split a word stream into blocks: each ends after BSTOP/C.BSTOP (or at the end).
-pub(crate) fn segments<W: Slot>(words: &[W]) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, w) in words.iter().enumerate() {
-        if w.word().is_ok_and(|w| w.is_stop()) {
-            out.push(start..i + 1);
-            start = i + 1;
-        }
-    }
-    if start < words.len() {
-        out.push(start..words.len());
-    }
-    out
 }

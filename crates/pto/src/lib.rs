@@ -8,10 +8,22 @@
 //! validates blocks against every rule their bytes decide ([`validate`]), and
 //! executes blocks on a [`Machine`] against any
 //! [`AddressSpace`](xstore_core::AddressSpace): a faulting block writes
-//! nothing. Every fact it uses is a row of [`tables`], with its provenance.
+//! nothing ([`Fault`] says why). A [`Program`] holds a word stream split into
+//! its blocks, the units the machine steps through as a
+//! [`xstore_core::step::Stepper`]; [`check_stream`] gives a stream's verdict
+//! per block without a report. Every fact it uses is a row of [`tables`], with
+//! its provenance.
+//!
+//! Code map (the modules other than [`tables`] are internal): `instruction`
+//! (the command word), `codec` (the length rule, decode, encode), `asm`
+//! (parser and printer), `program` (blocks), `validate` (the block checker),
+//! `explain`, `fault`, `state` (the architectural state), `tile`
+//! (descriptors and their rules), `exec` (legality, per-PE plans, writes),
+//! `machine` (registers by name, tiles from scenario keys), `lint`,
+//! `scenario`, `bench`, `docs`.
 //!
 //! ```
-//! use xstore_core::mem::TraceEvent;
+//! use xstore_core::TraceEvent;
 //! use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
 //! use xstore_pto::{assemble, validate, Machine, Step, TileSpec};
 //!
@@ -57,35 +69,39 @@
 
 mod asm;
 mod bench;
-mod check;
+mod codec;
 mod docs;
 mod exec;
 mod explain;
+mod fault;
+mod instruction;
 mod lint;
 mod machine;
-mod scen;
+mod program;
+mod scenario;
+mod state;
 pub mod tables;
 mod tile;
-mod word;
+mod validate;
 
 pub use asm::assemble;
-pub use exec::{PtoFault, Step};
-pub use explain::validate;
+pub use codec::{decode, decode_one};
+pub use exec::Step;
+pub use fault::Fault;
+/// A command word: this crate's instruction (a TSTORE is a block of them).
+pub use instruction::Word as Instruction;
+pub use instruction::Word;
 pub use lint::LINT_RULES;
-pub use machine::{Machine, RunOutcome, Stop, TileError, TileKey, TileSpec};
+pub use machine::{Machine, TileError, TileKey, TileSpec};
+pub use program::Program;
 pub use tables::{FaultKind, Rule, TileLayout};
 pub use tile::{Location, Shape, ShapeError, Tile, TileRule};
-/// A command word: this crate's instruction (a TSTORE is a block of them).
-pub use word::Word as Instruction;
-pub use word::{decode, decode_one, Word};
+pub use validate::{check_stream, validate};
 
-use xstore_core::bench::BenchResult;
-use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
-use xstore_core::report::{
-    Exec, Explanation, FaultReport, Finding, RegReport, RegValue, Validation,
-};
-use xstore_core::scenario::{Outcome, Program, Scenario};
-use xstore_core::stream::{StepEvent, WriteSink};
+use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
+use xstore_core::report::{BenchResult, Check, Exec, Explanation, Finding};
+use xstore_core::scenario::Scenario;
+use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 /// The named memory maps; the first is the default.
@@ -117,92 +133,41 @@ static EXAMPLES: &[Example] = &[
     xstore_core::example!("examples/pto/bundle_control.toml"),
 ];
 
+/// A scenario of `n` blocks, each storing a 2 × 64 U8 tile, for the scaling
+/// figures.
+fn sample_scenario(n: usize) -> String {
+    let mut s = String::from("isa = \"pto\"\nprogram = \"\"\"\n");
+    for _ in 0..n {
+        s.push_str("BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP\n");
+    }
+    s.push_str(
+        "\"\"\"\n[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 64\n\n[[tile]]\npe = 0\nreg = \"T#1\"\n\
+         dtype = \"U8\"\ncapacity = 128\ncols = 64\nvalid_rows = 2\nvalid_cols = 64\n",
+    );
+    s
+}
+
+/// The registry's facts about this ISA.
+static INFO: IsaInfo = IsaInfo {
+    name: "pto",
+    summary: "PTO tile ISA (pto-spec 0.58.5): block-encoded TSTORE, Local / Shared / Local CUBE",
+    unit: "block",
+    scenario_keys: &["tile", "shared"],
+    profiles: PROFILES,
+    examples: EXAMPLES,
+    sample: "BSTART.TSTORE U8\nB.DIM LB0, 64\nB.DIM LB1, 8\nB.DIM LB2, 64\nB.IOR a0, a1\nB.IOT T1, mask=1111, last\nBSTOP",
+    sample_scenario,
+};
+
 /// The scenario glue: what the command line reaches the model through.
 struct Model;
 
-fn reg_reports(m: &Machine) -> Vec<RegReport> {
-    Machine::reg_names()
-        .map(|name| RegReport {
-            value: m.reg(&name).expect("every listed name is a register"),
-            name,
-            changed: false,
-        })
-        .collect()
-}
-
-/// The bytes of each word of the program, in memory order (a word of a hex
-/// program that does not decode keeps its bytes).
-fn word_bytes(sc: &Scenario, prog: &scen::Words) -> Vec<Vec<u8>> {
-    if let Program::Hex { bytes, .. } = &sc.program {
-        if let Ok(raws) = word::split(bytes) {
-            return raws.iter().map(word::Raw::bytes).collect();
-        }
-    }
-    prog.words
-        .iter()
-        .map(|w| w.as_ref().map(Word::encode).unwrap_or_default())
-        .collect()
-}
-
-/// A run's outcome as the scenario runner reports it.
-fn exec_report(
-    m: &Machine,
-    prog: &scen::Words,
-    sc: &Scenario,
-    run: RunOutcome,
-) -> Result<Exec, Diagnostic> {
-    let mut exec = Exec::ok(run.executed);
-    exec.regs = reg_reports(m);
-    exec.warnings = run
-        .no_ops
-        .iter()
-        .map(|bi| format!("block {bi}: PE mask 0000, no effect"))
-        .collect();
-    let Some((bi, stop)) = run.stop else {
-        return Ok(exec);
-    };
-    match stop {
-        Stop::Pending(why) => {
-            exec.outcome = Outcome::Pending;
-            exec.warnings.push(format!("block {bi}: pending: {why}"));
-        }
-        Stop::Fault(f) => {
-            exec.outcome = Outcome::Fault;
-            exec.fault = Some(FaultReport {
-                kind: f.kind().to_string(),
-                address: f.address(),
-                message: format!("block {bi}: {}", f.message()),
-                code: f.code(),
-                instruction: Some(bi),
-            });
-        }
-        Stop::Unsupported(why) => {
-            let start = exec::segments(&prog.words)[bi].start;
-            let line = prog.lines[start].unwrap_or(0);
-            return Err(Diagnostic::unsupported(why).at(line, 1).in_file(&sc.file));
-        }
-    }
-    Ok(exec)
-}
-
 impl Isa for Model {
-    fn name(&self) -> &'static str {
-        "pto"
-    }
-    fn summary(&self) -> &'static str {
-        "PTO tile ISA (pto-spec 0.58.5): block-encoded TSTORE, Local / Shared / Local CUBE"
-    }
-    fn scenario_keys(&self) -> &'static [&'static str] {
-        &["tile", "shared"]
-    }
-    fn profiles(&self) -> &'static [ProfileDef] {
-        PROFILES
+    fn info(&self) -> &'static IsaInfo {
+        &INFO
     }
     fn fault_kinds(&self) -> Vec<&'static str> {
         tables::FAULTS.iter().map(|f| f.name).collect()
-    }
-    fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
-        Ok(assemble(text)?.iter().map(Word::encode).collect())
     }
     fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
         for w in assemble(text)? {
@@ -210,100 +175,39 @@ impl Isa for Model {
         }
         Ok(())
     }
-    fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
-        Ok(decode(bytes)?.iter().map(Word::to_string).collect())
-    }
     fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
         for w in decode(bytes)? {
             emit(&w.to_string());
         }
         Ok(())
     }
+    fn units_of(&self, text: &str) -> Result<Vec<String>, Diagnostic> {
+        let prog = Program::new(assemble(text)?);
+        Ok((0..prog.blocks())
+            .map(|b| xstore_core::step::Program::text(&prog, b))
+            .collect())
+    }
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         explain::explain_arg(arg)
     }
-    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
-        validate(bytes)
+    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
+        for c in &validate(bytes)?.checks {
+            emit(c);
+        }
+        Ok(())
     }
-    fn execute_into(
+    fn execute(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
-        mut trace: &mut dyn WriteSink,
+        sink: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
-        let mut m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
-        let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
-        let run = m.run_slots(&prog.words, mem, &mut trace);
-        exec_report(&m, &prog, sc, run)
-    }
-    fn execute_steps(
-        &self,
-        sc: &Scenario,
-        mem: &mut Memory,
-        mut trace: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic> {
-        let mut m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
-        let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
-        let segs = exec::segments(&prog.words);
-        let bytes = word_bytes(sc, &prog);
-        for (index, seg) in segs.iter().enumerate() {
-            let text: Vec<String> = prog.words[seg.clone()]
-                .iter()
-                .map(|w| match w {
-                    Ok(w) => w.to_string(),
-                    Err(e) => format!("(undecodable word: {})", e.message),
-                })
-                .collect();
-            trace.step(&StepEvent::Instruction {
-                index,
-                text: &text.join("; "),
-                bytes: &bytes[seg.clone()].concat(),
-            });
-        }
-        // Each block runs as a program of its own.
-        let mut run = RunOutcome {
-            executed: 0,
-            no_ops: Vec::new(),
-            stop: None,
-        };
-        for (index, seg) in segs.into_iter().enumerate() {
-            trace.step(&StepEvent::Begin { index });
-            let gprs = m.gprs();
-            let one = m.run_slots(&prog.words[seg], mem, &mut trace);
-            // Reports are built only when a GPR changed (no TSTORE block changes one).
-            let changed: Vec<RegReport> = if m.gprs() == gprs {
-                Vec::new()
-            } else {
-                reg_reports(&m)
-                    .into_iter()
-                    .filter(|r| {
-                        let (pe, sel) = machine::parse_reg(&r.name).expect("a listed name");
-                        let was = if sel == 0 { 0 } else { gprs[pe][sel as usize] };
-                        r.value != RegValue::Int(was)
-                    })
-                    .map(|r| RegReport { changed: true, ..r })
-                    .collect()
-            };
-            trace.step(&StepEvent::Retire {
-                index,
-                changed: &changed,
-            });
-            run.executed += one.executed;
-            run.no_ops.extend(one.no_ops.iter().map(|_| index));
-            if let Some((_, stop)) = one.stop {
-                run.stop = Some((index, stop));
-                break;
-            }
-        }
-        exec_report(&m, &prog, sc, run)
+        scenario::execute(sc, mem, sink)
     }
     fn lint(&self, sc: &Scenario, _mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
-        let m = scen::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
-        let prog = scen::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
+        let m = scenario::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+        let prog = scenario::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
         Ok(lint::lint(&m, &prog))
-    }
-    fn examples(&self) -> &'static [Example] {
-        EXAMPLES
     }
     fn bench(&self, quick: bool) -> Vec<BenchResult> {
         bench::all(quick)

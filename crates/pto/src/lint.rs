@@ -1,12 +1,13 @@
 //! Hazards the specification warns about: the lint rules, one row each, and
 //! the checks that build their findings from the rows.
 
-use crate::check::{check_structure, Source};
-use crate::exec::{self, plan_block, Plan, Planned};
-use crate::machine::{Machine, State};
-use crate::scen::Words;
+use crate::exec::{plan_block, Plan, Planned};
+use crate::instruction::Word;
+use crate::machine::Machine;
+use crate::scenario::Loaded;
+use crate::state::State;
 use crate::tables::{self, NUM_PES};
-use crate::word::Word;
+use crate::validate::{check_structure, Source};
 use xstore_core::report::{Finding, Severity};
 use xstore_core::rules::LintRule;
 
@@ -75,18 +76,15 @@ fn cross(mut a: Vec<(u64, u64)>, mut b: Vec<(u64, u64)>) -> Option<u64> {
 }
 
 /// Every hazard of the program's blocks, in block order.
-pub(crate) fn lint(m: &Machine, prog: &Words) -> Vec<Finding> {
+pub(crate) fn lint(m: &Machine, prog: &Loaded) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (bi, seg) in exec::segments(&prog.words).into_iter().enumerate() {
-        let line = prog.lines.get(seg.start).copied().flatten();
-        let Some(ws) = prog.words[seg]
-            .iter()
-            .map(|w| w.as_ref().ok().copied())
-            .collect::<Option<Vec<_>>>()
-        else {
+    for bi in 0..prog.program.blocks() {
+        let line = prog.lines[prog.program.block_range(bi).start];
+        let (ws, undecoded) = prog.program.block(bi);
+        if undecoded.is_some() {
             continue;
-        };
-        let found = lint_block(m.state(), bi, &ws);
+        }
+        let found = lint_block(m.state(), bi, ws);
         out.extend(
             found
                 .into_iter()
@@ -144,7 +142,7 @@ fn lint_block(m: &State, bi: usize, ws: &[Word]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Source;
+    use crate::validate::Source;
 
     fn plan(base: u64, stride: u64, nrows: u32, ncols: u32, pe: usize) -> Plan {
         Plan {

@@ -2,75 +2,17 @@
 //! tile registers; the core's Shared tiles S0..S63), registers addressed by
 //! name, tiles set from the scenario keys' values, and the block executor.
 
-use crate::check::Source;
-use crate::exec::{self, PtoFault, Scratch, Slot, Step};
+use crate::exec::{self, Scratch, Step};
+use crate::fault::Fault;
+use crate::instruction::Word;
+use crate::program::Program;
+use crate::state::{parse_reg, State};
 use crate::tables::{self, GPRS, GPR_COUNT, LOCAL_TILES, NUM_PES, SHARED_TILES};
 use crate::tile::{Location, Shape, ShapeError, Tile};
-use crate::word::Word;
 use std::fmt;
-use xstore_core::report::RegValue;
+use xstore_core::report::{RegReport, RegValue};
+use xstore_core::step::{self, Load, Registers, Retired, RunOutcome, Stepper, Stop};
 use xstore_core::{AddressSpace, Diagnostic, TraceSink};
-
-/// The architectural state (no scratch space).
-#[derive(Debug, Clone)]
-pub(crate) struct State {
-    gpr: [[u64; GPR_COUNT]; NUM_PES],
-    /// `local[pe * LOCAL_TILES + code]`.
-    local: Vec<Option<Tile>>,
-    shared: Vec<Option<Tile>>,
-}
-
-impl Default for State {
-    fn default() -> State {
-        State {
-            gpr: [[0; GPR_COUNT]; NUM_PES],
-            local: vec![None; NUM_PES * LOCAL_TILES],
-            shared: vec![None; SHARED_TILES],
-        }
-    }
-}
-
-impl State {
-    /// GPR read; selector 0 reads zero.
-    pub(crate) fn gpr(&self, pe: usize, sel: u8) -> u64 {
-        if sel == 0 {
-            0
-        } else {
-            self.gpr[pe][sel as usize]
-        }
-    }
-    pub(crate) fn local(&self, pe: usize, code: u8) -> Option<&Tile> {
-        self.local[pe * LOCAL_TILES + code as usize].as_ref()
-    }
-    pub(crate) fn shared(&self, id: u8) -> Option<&Tile> {
-        self.shared[id as usize].as_ref()
-    }
-    /// The tile a source binding names for `pe`.
-    pub(crate) fn source(&self, pe: usize, source: Source) -> Option<&Tile> {
-        match source {
-            Source::Local(code) => self.local(pe, code),
-            Source::Shared(id) => self.shared(id),
-        }
-    }
-}
-
-/// Register `pe<N>.<gpr>` → (PE, selector): the one reader of register names.
-pub(crate) fn parse_reg(name: &str) -> Result<(usize, u8), Diagnostic> {
-    let bad = || {
-        Diagnostic::scenario(format!("`{name}` is not a pto register")).expected(format!(
-            "\"pe<0..{}>.<gpr>\" with gpr one of {}",
-            NUM_PES - 1,
-            tables::gpr_summary()
-        ))
-    };
-    let (pe, g) = name.split_once('.').ok_or_else(bad)?;
-    let pe = pe
-        .strip_prefix("pe")
-        .and_then(|n| tables::name_index(n, NUM_PES as u64 - 1))
-        .ok_or_else(bad)? as usize;
-    let sel = tables::gpr_by_name(g).ok_or_else(bad)?;
-    Ok((pe, sel))
-}
 
 /// A tile as the scenario keys of `[[tile]]` and `[[shared]]` describe it
 /// (docs/pto.md, "Scenario keys"): the values the Python `set_tile` and
@@ -143,28 +85,6 @@ pub struct Machine {
     scratch: Scratch,
 }
 
-/// What [`Machine::run`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutcome {
-    /// Blocks that completed (stored, or no-ops).
-    pub executed: usize,
-    /// Indices of the blocks whose PE mask was 0000.
-    pub no_ops: Vec<usize>,
-    /// Why the run stopped early, with the block's index.
-    pub stop: Option<(usize, Stop)>,
-}
-
-/// Why a run stopped before the end of the program.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
-    /// The block faulted; memory holds the effects of the blocks before it.
-    Fault(PtoFault),
-    /// The block waits for its Shared source.
-    Pending(String),
-    /// The block is one this model does not execute.
-    Unsupported(String),
-}
-
 impl Machine {
     /// A machine with every GPR zero and no tile allocated.
     pub fn new() -> Machine {
@@ -174,11 +94,6 @@ impl Machine {
     /// Every register name, in report order: `pe0.zero` … `pe3.x3`.
     pub fn reg_names() -> impl Iterator<Item = String> {
         (0..NUM_PES).flat_map(|pe| GPRS.iter().map(move |g| format!("pe{pe}.{g}")))
-    }
-
-    /// Every PE's GPRs, to compare before and after an instruction.
-    pub(crate) fn gprs(&self) -> [[u64; GPR_COUNT]; NUM_PES] {
-        self.state.gpr
     }
 
     /// Register `pe<N>.<gpr>` (selector 0, `zero`, reads 0).
@@ -320,55 +235,19 @@ impl Machine {
         block: &[Word],
         mem: &mut M,
         trace: &mut T,
-    ) -> Result<Step, PtoFault> {
-        exec::run_block(&self.state, block, mem, &mut self.scratch, trace)
+    ) -> Result<Step, Fault> {
+        exec::run_block(&self.state, block, None, mem, &mut self.scratch, trace)
     }
 
-    /// Execute a program, block by block (each ends after BSTOP or C.BSTOP),
-    /// until the end, a fault, a pending block or an unsupported one.
+    /// Execute a program block by block until its end, a fault, a pending
+    /// block or an unsupported one (the stepping layer's run).
     pub fn run<M: AddressSpace, T: TraceSink>(
         &mut self,
-        prog: &[Word],
+        prog: &Program,
         mem: &mut M,
         trace: &mut T,
-    ) -> RunOutcome {
-        self.run_slots(prog, mem, trace)
-    }
-
-    /// [`Machine::run`] over words that may not have decoded (a program
-    /// from bytes): a block holding one faults IllegalInstruction.
-    pub(crate) fn run_slots<W: Slot, M: AddressSpace, T: TraceSink>(
-        &mut self,
-        prog: &[W],
-        mem: &mut M,
-        trace: &mut T,
-    ) -> RunOutcome {
-        let mut out = RunOutcome {
-            executed: 0,
-            no_ops: Vec::new(),
-            stop: None,
-        };
-        for (bi, seg) in exec::segments(prog).into_iter().enumerate() {
-            let stop = match exec::run_block(&self.state, &prog[seg], mem, &mut self.scratch, trace)
-            {
-                Ok(Step::Stored) => None,
-                Ok(Step::NoOp) => {
-                    out.no_ops.push(bi);
-                    None
-                }
-                Ok(Step::Pending(why)) => Some(Stop::Pending(why)),
-                Ok(Step::Unsupported(why)) => Some(Stop::Unsupported(why)),
-                Err(f) => Some(Stop::Fault(f)),
-            };
-            match stop {
-                None => out.executed += 1,
-                Some(s) => {
-                    out.stop = Some((bi, s));
-                    break;
-                }
-            }
-        }
-        out
+    ) -> RunOutcome<Fault> {
+        step::run(self, prog, mem, trace)
     }
 
     /// The state, for the crate's readers (lint).
@@ -532,4 +411,69 @@ fn fill_data(tile: &mut Tile, data: &[i128]) -> Result<(), TileError> {
         tile.set(r as u32, c as u32, (x as u64) & keep);
     }
     Ok(())
+}
+
+/// The machine in the stepping layer: a program's units are its blocks.
+impl Stepper for Machine {
+    type Program = Program;
+    type Fault = Fault;
+    fn step<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        prog: &Program,
+        index: usize,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<Retired, Stop<Fault>> {
+        let (block, undecoded) = prog.block(index);
+        match exec::run_block(&self.state, block, undecoded, mem, &mut self.scratch, trace) {
+            Ok(Step::Stored) => Ok(Retired::Done),
+            Ok(Step::NoOp) => Ok(Retired::Note("PE mask 0000, no effect".into())),
+            Ok(Step::Pending(why)) => Err(Stop::Pending(why)),
+            Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why)),
+            Err(f) => Err(Stop::Fault(f)),
+        }
+    }
+}
+
+impl Registers for Machine {
+    type Snapshot = [[u64; GPR_COUNT]; NUM_PES];
+    fn snapshot(&self) -> Self::Snapshot {
+        self.state.gpr
+    }
+    fn changed(&self, before: &Self::Snapshot, out: &mut Vec<RegReport>) {
+        if self.state.gpr == *before {
+            return;
+        }
+        for (pe, (now, was)) in self.state.gpr.iter().zip(before).enumerate() {
+            // Selector 0 (`zero`) reads zero whatever it holds.
+            for sel in 1..GPR_COUNT {
+                if now[sel] != was[sel] {
+                    out.push(RegReport {
+                        name: format!("pe{pe}.{}", GPRS[sel]),
+                        value: RegValue::Int(now[sel]),
+                        changed: true,
+                    });
+                }
+            }
+        }
+    }
+    fn reg_names(&self) -> Vec<String> {
+        Machine::reg_names().collect()
+    }
+    fn reg(&self, name: &str) -> Option<RegValue> {
+        Machine::reg(self, name)
+    }
+    fn set_reg(&mut self, name: &str, value: RegValue) -> Result<(), Diagnostic> {
+        Machine::set_reg(self, name, value)
+    }
+}
+
+impl Load for Machine {
+    type Owned = Program;
+    fn decode(bytes: &[u8]) -> Result<Program, Diagnostic> {
+        Ok(Program::decode(bytes)?)
+    }
+    fn assemble(text: &str) -> Result<Program, Diagnostic> {
+        Ok(Program::new(crate::asm::assemble(text)?))
+    }
 }

@@ -5,43 +5,69 @@
 //! error at its key.
 
 use crate::asm;
-use crate::machine::{parse_reg, Machine, TileError, TileKey, TileSpec};
+use crate::codec;
+use crate::machine::{Machine, TileError, TileKey, TileSpec};
+use crate::program::Program;
+use crate::state::parse_reg;
 use crate::tables::{NUM_PES, SHARED_TILES};
-use crate::word::{self, Word};
-use xstore_core::decode::DecodeError;
-use xstore_core::report::RegValue;
-use xstore_core::scenario::{Program, Scenario};
+use xstore_core::report::{Exec, RegValue};
+use xstore_core::scenario::{Program as ScProgram, Scenario};
+use xstore_core::step::{self, Registers};
+use xstore_core::stream::WriteSink;
 use xstore_core::tomlval::{Fields, Item, Key};
 use xstore_core::Diagnostic;
+use xstore_core::Memory;
 
-/// The program as words, with the scenario line of each (text programs).
-pub(crate) struct Words {
-    pub(crate) words: Vec<Result<Word, DecodeError>>,
+/// The scenario's program, with the scenario line of each word (text
+/// programs).
+pub(crate) struct Loaded {
+    pub(crate) program: Program,
     pub(crate) lines: Vec<Option<u32>>,
 }
 
 /// The scenario's program: assembled text (errors relocated into the file) or
 /// split hex (a word that does not decode stays in the program: executing its
 /// block faults IllegalInstruction).
-pub(crate) fn parse_program(sc: &Scenario) -> Result<Words, Diagnostic> {
+pub(crate) fn parse_program(sc: &Scenario) -> Result<Loaded, Diagnostic> {
     match &sc.program {
-        Program::Text { text, origin } => {
+        ScProgram::Text { text, origin } => {
             let stmts = asm::assemble_located(text).map_err(|d| d.shifted(*origin))?;
-            Ok(Words {
-                words: stmts.iter().map(|s| Ok(s.word)).collect(),
+            Ok(Loaded {
+                program: Program::new(stmts.iter().map(|s| s.word).collect()),
                 lines: stmts.iter().map(|s| Some(s.line + origin.0 - 1)).collect(),
             })
         }
-        Program::Hex { bytes, origin } => {
-            let raws = word::split(bytes).map_err(|e| {
+        ScProgram::Hex { bytes, origin } => {
+            let raws = codec::split(bytes).map_err(|e| {
                 Diagnostic::scenario(format!("program_hex: {}", e.message)).at(origin.0, origin.1)
             })?;
-            Ok(Words {
-                words: raws.iter().map(word::decode_raw).collect(),
-                lines: raws.iter().map(|_| None).collect(),
+            Ok(Loaded {
+                program: Program::of_raws(&raws),
+                lines: vec![None; raws.len()],
             })
         }
     }
+}
+
+/// Run a scenario's program against `mem` (`Isa::execute`): its blocks on
+/// the machine holding the scenario's registers and tiles, through the
+/// stepping layer. Messages name each block by its index; a block the model
+/// does not execute is an error at its first word's line.
+pub(crate) fn execute(
+    sc: &Scenario,
+    mem: &mut Memory,
+    sink: &mut dyn WriteSink,
+) -> Result<Exec, Diagnostic> {
+    let mut m = parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+    let prog = parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
+    let initial = m.snapshot();
+    let ran = step::run_into(&mut m, &prog.program, mem, sink);
+    let label = |b: usize| Some(format!("block {b}"));
+    step::exec_report(&m, &initial, ran, &label).map_err(|(b, why)| {
+        let start = prog.program.block_range(b).start;
+        let line = prog.lines[start].unwrap_or(0);
+        Diagnostic::unsupported(why).at(line, 1).in_file(&sc.file)
+    })
 }
 
 /// Parse `[regs]`, `[[tile]]` and `[[shared]]` into a machine.

@@ -1,10 +1,15 @@
 //! The block checker: the header-stream rules (BundleControl) and the
 //! legality the block's bytes alone decide (TileLegality). `run` raises the
-//! first violation as a fault; `validate` reports every one.
+//! first violation as a fault; `validate` reports every one, and
+//! [`check_stream`] gives the verdict per block without a report.
 
-use crate::exec::PtoFault;
-use crate::tables::{self, LayoutUse, Rule, TileLayout};
-use crate::word::Word;
+use crate::codec::{self, failing_field};
+use crate::fault::Fault;
+use crate::instruction::Word;
+use crate::program::Program;
+use crate::tables::{self, LayoutUse, Rule, TileLayout, RULES};
+use xstore_core::report::Validation;
+use xstore_core::Diagnostic;
 
 /// A rule that does not hold, with a sentence saying where and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,9 +22,9 @@ pub(crate) struct Violation {
 
 impl Violation {
     /// The fault a block breaking this rule ends with.
-    pub(crate) fn fault(self) -> PtoFault {
+    pub(crate) fn fault(self) -> Fault {
         let name = self.rule.name();
-        PtoFault::new(self.rule, None, format!("{} [{name}]", self.detail))
+        Fault::new(self.rule, None, format!("{} [{name}]", self.detail))
     }
 }
 
@@ -417,4 +422,90 @@ fn check_cube(h: &Header, v: &mut Vec<Violation>) {
             ),
         ));
     }
+}
+
+/// Check a byte stream of one or more blocks against every rule decidable
+/// from the bytes alone: one check per rule (`Fault_<Kind>: <rule>`), failed
+/// where any word or block breaks it. A `BSTART.TLOAD` block is unsupported.
+pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
+    let raws = codec::split(bytes)?;
+    let prog = Program::of_raws(&raws);
+    let mut found: Vec<(Rule, String)> = Vec::new();
+    for (i, raw) in raws.iter().enumerate() {
+        if let Err(e) = prog.word(i) {
+            found.push((
+                Rule::Decode,
+                format!(
+                    "word {i} (byte {}): {} [field {}]",
+                    raw.offset,
+                    e.message,
+                    failing_field(e)
+                ),
+            ));
+        }
+    }
+    for bi in 0..prog.blocks() {
+        let (ws, undecoded) = prog.block(bi);
+        if undecoded.is_some() {
+            continue;
+        }
+        found.extend(
+            validate_block(ws)?
+                .into_iter()
+                .map(|(r, d)| (r, format!("block {bi}: {d}"))),
+        );
+    }
+    let checks = RULES
+        .iter()
+        .filter(|r| r.is_static)
+        .map(|r| {
+            let hits: Vec<&str> = found
+                .iter()
+                .filter(|(x, _)| *x == r.rule)
+                .map(|(_, d)| d.as_str())
+                .collect();
+            let detail = if hits.is_empty() {
+                r.text.to_string()
+            } else {
+                hits.join("; ")
+            };
+            r.check
+                .check_named(r.rule.check_name(), Some(hits.is_empty()), detail)
+        })
+        .collect();
+    Ok(Validation::from_checks(checks))
+}
+
+/// The static violations of one decoded block.
+fn validate_block(ws: &[Word]) -> Result<Vec<(Rule, String)>, Diagnostic> {
+    if matches!(ws.first(), Some(Word::Bstart { tload: true, .. })) {
+        return Err(unsupported_tload());
+    }
+    let (h, v) = check_structure(ws);
+    let mut out: Vec<(Rule, String)> = v.into_iter().map(|x| (x.rule, x.detail)).collect();
+    if let Some(h) = h {
+        out.extend(check_static(&h).into_iter().map(|x| (x.rule, x.detail)));
+    }
+    Ok(out)
+}
+
+/// `validate`'s verdict on a whole stream without building a report: calls
+/// `invalid(b)` for each block `b` that breaks a rule its bytes decide, in
+/// order, and returns how many blocks the stream holds. A stream that does
+/// not decode, or that holds a `BSTART.TLOAD` block, is `validate`'s error.
+/// The Python module's `pto.check` is this loop.
+pub fn check_stream(bytes: &[u8], mut invalid: impl FnMut(usize)) -> Result<usize, Diagnostic> {
+    let prog = Program::decode(bytes)?;
+    for b in 0..prog.blocks() {
+        if !validate_block(prog.block(b).0)?.is_empty() {
+            invalid(b);
+        }
+    }
+    Ok(prog.blocks())
+}
+
+fn unsupported_tload() -> Diagnostic {
+    Diagnostic::unsupported(
+        "BSTART.TLOAD blocks decode, but this model executes and validates TSTORE only",
+    )
 }

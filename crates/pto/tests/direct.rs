@@ -7,8 +7,8 @@
 //! commit each block took, so the coverage test can show every kind is reached.
 
 use proptest::prelude::*;
-use xstore_core::mem::TraceEvent;
 use xstore_core::space::Writes;
+use xstore_core::TraceEvent;
 use xstore_core::{
     Access, AddressSpace, Fault, Memory, MemoryMap, Probed, Region, TraceSink, Transaction,
     VecTrace,
@@ -385,7 +385,7 @@ fn image(mem: &Memory) -> (Vec<Vec<u8>>, u64) {
 
 /// Run the case both ways; returns the commit the direct machine took (none
 /// when the block stopped before its writes) and the result.
-fn both(c: &Case) -> Result<(Option<Commit>, Result<Step, xstore_pto::PtoFault>), TestCaseError> {
+fn both(c: &Case) -> Result<(Option<Commit>, Result<Step, xstore_pto::Fault>), TestCaseError> {
     let (mut m_d, ws, mem0) = build(c);
     let mut m_g = m_d.clone();
     m_g.stage_every_block(true);

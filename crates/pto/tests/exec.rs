@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use xstore_core::isa::run_scenario;
-use xstore_core::mem::TraceEvent;
 use xstore_core::scenario::{Outcome, Scenario};
+use xstore_core::TraceEvent;
 use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
 use xstore_pto::isa;
 use xstore_pto::tables::{self, FaultKind, TileLayout, CUBE_CELLS};

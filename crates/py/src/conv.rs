@@ -5,7 +5,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use serde_json::Value;
-use xstore_core::report::RegValue;
+use xstore_core::report::{FaultReport, RegValue};
 use xstore_core::{Diagnostic, Location};
 
 /// The pure-Python module that defines the exception classes.
@@ -69,31 +69,22 @@ impl<T> OrInput<T> for Result<T, Diagnostic> {
     }
 }
 
-/// `xstore.Fault` with its fields; `effects` is what the completed
-/// instructions did.
-#[allow(clippy::too_many_arguments)]
-pub fn fault_error(
-    py: Python<'_>,
-    kind: &str,
-    address: Option<u64>,
-    message: &str,
-    code: Option<u32>,
-    instruction: Option<usize>,
-    effects: Py<PyAny>,
-) -> PyErr {
+/// `xstore.Fault` with the fields of `f` (the stepping layer's one report of
+/// a fault); `effects` is what the completed instructions did.
+pub fn fault_error(py: Python<'_>, f: &FaultReport, effects: Py<PyAny>) -> PyErr {
     let build = || -> PyResult<PyErr> {
         let m = errors(py)?;
-        let at = address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
-        let text = match instruction {
-            Some(i) => format!("instruction {i}: {kind}{at}: {message}"),
-            None => format!("{kind}{at}: {message}"),
+        let at = f.address.map(|a| format!(" at {a:#x}")).unwrap_or_default();
+        let text = match f.instruction {
+            Some(i) => format!("instruction {i}: {}{at}: {}", f.kind, f.message),
+            None => format!("{}{at}: {}", f.kind, f.message),
         };
         let kw = PyDict::new(py);
-        kw.set_item("kind", kind)?;
-        kw.set_item("address", address)?;
-        kw.set_item("message", message)?;
-        kw.set_item("code", code)?;
-        kw.set_item("instruction", instruction)?;
+        kw.set_item("kind", &f.kind)?;
+        kw.set_item("address", f.address)?;
+        kw.set_item("message", &f.message)?;
+        kw.set_item("code", f.code)?;
+        kw.set_item("instruction", f.instruction)?;
         kw.set_item("effects", effects)?;
         let e = m.getattr("Fault")?.call((text,), Some(&kw))?;
         Ok(PyErr::from_value(e))

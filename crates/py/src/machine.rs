@@ -1,15 +1,20 @@
-//! What the three `Machine` classes share: the trait each ISA's machine is
-//! driven through, the write collector, `Effects`, the register mapping and
-//! the execution loop (with the write hooks called after each commit).
+//! What the three `Machine` classes share: the write collector, `Effects`,
+//! the register mapping, the execution loop over the stepping layer
+//! (`xstore_core::step`; with the write hooks called after each unit's
+//! commit) and the `machine_class!` macro that defines the classes. Each
+//! class wraps an ISA crate's machine, a `Stepper` with `Registers` and
+//! `Load`: the loop, the register diff and the fault report are the core's.
 
-use crate::conv::{fault_error, input_error, reg_from_py, reg_to_py};
+use crate::conv::{fault_error, input_error, reg_to_py};
 use crate::memory::Memory;
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::False;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use pyo3::PyClass;
-use xstore_core::report::RegValue;
+use std::borrow::Borrow;
+use xstore_core::report::RegReport;
+use xstore_core::step::{Cursor, Load, Registers, Stop, UnitFault};
 use xstore_core::{Diagnostic, TraceSink};
 
 /// The writes of a call, in commit order, kept in one buffer.
@@ -34,62 +39,17 @@ impl Sink {
     }
 }
 
-/// Why execution stopped before the end of the program.
-pub enum Stop {
-    /// The unit faulted and changed nothing.
-    Fault {
-        kind: String,
-        address: Option<u64>,
-        message: String,
-        code: Option<u32>,
-    },
-    /// The unit waits on state that never becomes ready (PTO); it had no effect.
-    Pending(String),
-    /// A unit the model does not execute.
-    Unsupported(String),
-}
+/// A machine of an ISA crate as the Python classes drive it.
+pub trait Arch: Load + Registers + Send + Sync + 'static {}
 
-/// An ISA's machine as the Python class drives it.
-pub trait Arch: Send + Sync + 'static {
-    /// The decoded unit of the byte stream.
-    type Inst: Send + Sync;
-    /// What `changed` compares against.
-    type Snap;
-    /// The ISA behind the machine.
-    fn isa() -> &'static dyn xstore_core::isa::Isa;
-    /// Decode a program's bytes, with the command line's diagnostic.
-    fn decode(bytes: &[u8]) -> Result<Vec<Self::Inst>, Diagnostic>;
-    /// Assemble a program's text.
-    fn assemble(text: &str) -> Result<Vec<Self::Inst>, Diagnostic>;
-    /// Length of the execution unit starting at `prog[at]` (1 but for a PTO block).
-    fn unit_len(_prog: &[Self::Inst], _at: usize) -> usize {
-        1
-    }
-    /// Execute one unit; `Ok(Some(w))` completed with a warning.
-    fn step(
-        &mut self,
-        unit: &[Self::Inst],
-        mem: &mut xstore_core::Memory,
-        sink: &mut Sink,
-    ) -> Result<Option<String>, Stop>;
-    /// The registers now.
-    fn snap(&self) -> Self::Snap;
-    /// The registers that differ from `before`, in report order.
-    fn changed(&self, before: &Self::Snap) -> Vec<(String, RegValue)>;
-    /// A register by name.
-    fn reg(&self, name: &str) -> Option<RegValue>;
-    /// Set a register by name.
-    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic>;
-    /// Every register name, in report order.
-    fn reg_names(&self) -> Vec<String>;
-}
+impl<M: Load + Registers + Send + Sync + 'static> Arch for M {}
 
 /// What `Machine.execute` did: the writes in commit order, the registers it
 /// changed, how it ended and how many instructions (PTO: blocks) completed.
 #[pyclass(module = "xstore", frozen)]
 pub struct Effects {
     sink: Sink,
-    regs: Vec<(String, RegValue)>,
+    regs: Vec<RegReport>,
     outcome: &'static str,
     executed: usize,
     warnings: Vec<String>,
@@ -112,8 +72,8 @@ impl Effects {
     #[getter]
     fn regs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (n, v) in &self.regs {
-            d.set_item(n, reg_to_py(py, v)?)?;
+        for r in &self.regs {
+            d.set_item(&r.name, reg_to_py(py, &r.value)?)?;
         }
         Ok(d)
     }
@@ -217,28 +177,10 @@ impl Regs {
     }
 }
 
-/// A register read for Python: None when `name` is not a register.
-pub fn reg_py<A: Arch>(py: Python<'_>, a: &A, name: &str) -> PyResult<Py<PyAny>> {
-    match a.reg(name) {
-        Some(v) => reg_to_py(py, &v),
-        None => Ok(py.None()),
-    }
-}
-
-/// A register write from Python.
-pub fn set_reg_py<A: Arch>(
+/// The memory a new machine uses: `memory`, or the profile's of `isa`.
+pub fn machine_memory(
     py: Python<'_>,
-    a: &mut A,
-    name: &str,
-    v: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    let v = reg_from_py(v)?;
-    a.set_reg(name, v).map_err(|d| input_error(py, &d))
-}
-
-/// The memory a new machine uses: `memory`, or the profile's.
-pub fn machine_memory<A: Arch>(
-    py: Python<'_>,
+    isa: &dyn xstore_core::isa::Isa,
     profile: Option<&str>,
     memory: Option<Py<Memory>>,
 ) -> PyResult<Py<Memory>> {
@@ -247,17 +189,38 @@ pub fn machine_memory<A: Arch>(
         (Some(_), Some(_)) => Err(pyo3::exceptions::PyValueError::new_err(
             "give a profile or a memory, not both",
         )),
-        (None, p) => Py::new(py, crate::memory::profile_memory(py, A::isa(), p)?),
+        (None, p) => Py::new(py, crate::memory::profile_memory(py, isa, p)?),
     }
 }
 
-/// Execute `prog` on the machine `slf`: unit by unit until the end, a fault
-/// or a pending unit. Each unit's writes are handed to the memory's hooks
-/// after its commit, with neither the machine nor the memory borrowed, so a
-/// hook may read both.
+/// Hand the writes `from..` of `sink` to the memory's hooks, in commit order.
+fn call_hooks(py: Python<'_>, memory: &Py<Memory>, sink: &Sink, from: usize) -> PyResult<()> {
+    if from == sink.recs.len() {
+        return Ok(());
+    }
+    let hooks: Vec<Py<PyAny>> = memory
+        .borrow(py)
+        .hooks
+        .iter()
+        .map(|(_, h)| h.clone_ref(py))
+        .collect();
+    for i in from..sink.recs.len() {
+        let (a, b) = sink.get(i);
+        let b = PyBytes::new(py, b);
+        for h in &hooks {
+            h.call1(py, (a, &b))?;
+        }
+    }
+    Ok(())
+}
+
+/// Execute `prog` on the machine `slf` through the stepping layer's
+/// [`Cursor`]: unit by unit until the end, a fault or a pending unit. Each
+/// unit's writes are handed to the memory's hooks after its commit, with
+/// neither the machine nor the memory borrowed, so a hook may read both.
 pub fn drive<C, A>(
     slf: &Bound<'_, C>,
-    prog: &[A::Inst],
+    prog: &A::Owned,
     arch: fn(&mut C) -> &mut A,
     memory: &Py<Memory>,
 ) -> PyResult<Effects>
@@ -266,114 +229,67 @@ where
     A: Arch,
 {
     let py = slf.py();
-    let snap = arch(&mut slf.borrow_mut()).snap();
+    let snap = arch(&mut slf.borrow_mut()).snapshot();
     let mut sink = Sink::default();
-    let mut warnings = Vec::new();
-    let mut executed = 0usize;
-    let mut at = 0usize;
-    let mut stop = None;
-    while at < prog.len() {
-        let n = A::unit_len(prog, at);
+    let mut cursor = Cursor::new();
+    loop {
         let seen = sink.recs.len();
-        // Neither the machine nor the memory stays borrowed past the step, so
-        // a hook may read both.
-        let r = {
+        // Neither the machine nor the memory stays borrowed past the step.
+        let stepped = {
             let mut me = slf.borrow_mut();
             let mut mem = memory.borrow_mut(py);
-            arch(&mut me).step(&prog[at..at + n], &mut mem.mem, &mut sink)
+            cursor.step(arch(&mut me), prog.borrow(), &mut mem.mem, &mut sink)
         };
-        match r {
-            Ok(w) => {
-                warnings.extend(w);
-                executed += 1;
-                at += n;
-            }
-            Err(s) => {
-                stop = Some(s);
-                break;
-            }
-        }
-        let hooks: Vec<Py<PyAny>> = memory
-            .borrow(py)
-            .hooks
-            .iter()
-            .map(|(_, h)| h.clone_ref(py))
-            .collect();
-        for i in seen..sink.recs.len() {
-            let (a, b) = sink.get(i);
-            let b = PyBytes::new(py, b);
-            for h in &hooks {
-                h.call1(py, (a, &b))?;
-            }
+        match stepped {
+            Some((_, true)) => call_hooks(py, memory, &sink, seen)?,
+            _ => break,
         }
     }
-    let regs = arch(&mut slf.borrow_mut()).changed(&snap);
+    let mut regs = Vec::new();
+    arch(&mut slf.borrow_mut()).changed(&snap, &mut regs);
+    let out = cursor.finish();
     let mut fx = Effects {
         sink,
         regs,
         outcome: "ok",
-        executed,
-        warnings,
+        executed: out.executed,
+        warnings: out.notes.into_iter().map(|(_, n)| n).collect(),
     };
-    match stop {
+    match out.stop {
         None => Ok(fx),
-        Some(Stop::Pending(why)) => {
+        Some((i, Stop::Pending(why))) => {
             fx.outcome = "pending";
-            fx.warnings
-                .push(format!("block {executed}: pending: {why}"));
+            fx.warnings.push(format!("block {i}: pending: {why}"));
             Ok(fx)
         }
-        Some(Stop::Unsupported(why)) => Err(input_error(
+        Some((i, Stop::Unsupported(why))) => Err(input_error(
             py,
-            &Diagnostic::unsupported(format!("block {executed}: {why}")),
+            &Diagnostic::unsupported(format!("block {i}: {why}")),
         )),
-        Some(Stop::Fault {
-            kind,
-            address,
-            message,
-            code,
-        }) => {
+        Some((i, Stop::Fault(f))) => {
+            let report = f.report(i, None);
             let fx = Py::new(py, fx)?.into_any();
-            Err(fault_error(
-                py,
-                &kind,
-                address,
-                &message,
-                code,
-                Some(executed),
-                fx,
-            ))
+            Err(fault_error(py, &report, fx))
         }
     }
 }
 
 /// A program: bytes-like (decoded) or a str (assembly text, which is how a
 /// Q7 program whose bundles have no public bytes is given).
-pub fn decode_program<A: Arch>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<A::Inst>> {
+pub fn decode_program<A: Arch>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<A::Owned> {
     if let Ok(s) = data.cast::<pyo3::types::PyString>() {
         return A::assemble(&s.to_cow()?).map_err(|d| input_error(py, &d));
     }
     crate::buffer::with_bytes(data, A::decode)?.map_err(|d| input_error(py, &d))
 }
 
-/// The decode error of `bytes` as the command line reports it (the ISA's
-/// `disasm` of the same bytes fails with it).
-pub fn decode_diag(
-    isa: &dyn xstore_core::isa::Isa,
-    bytes: &[u8],
-    e: xstore_core::decode::DecodeError,
-) -> Diagnostic {
-    isa.disasm(bytes)
-        .err()
-        .unwrap_or_else(|| Diagnostic::from(e))
-}
-
-/// Defines an ISA's `Machine` class around an [`Arch`]: `Machine(profile=None,
-/// memory=None)`, `.memory`, `.regs`, `.reg`, `.set_reg`, `.reg_names`,
-/// `.execute`; `$extra` are further methods of the class.
+/// Defines an ISA's `Machine` class around an ISA crate's machine (an
+/// [`Arch`]): `Machine(profile=None, memory=None)`, `.memory`, `.regs`,
+/// `.reg`, `.set_reg`, `.reg_names`, `.execute`; `$isa` is the ISA's adapter
+/// (for its profiles), `$extra` further methods of the class.
 #[macro_export]
 macro_rules! machine_class {
-    ($name:ident, $module:literal, $arch:ty, $doc:literal, $new:expr, { $($extra:tt)* }) => {
+    ($name:ident, $module:literal, $arch:ty, $isa:expr, $doc:literal, $new:expr, { $($extra:tt)* }) => {
         #[doc = $doc]
         #[pyclass(name = "Machine", module = $module)]
         pub struct $name {
@@ -389,7 +305,7 @@ macro_rules! machine_class {
             #[new]
             #[pyo3(signature = (profile=None, memory=None))]
             fn new(py: Python<'_>, profile: Option<&str>, memory: Option<Py<$crate::memory::Memory>>) -> PyResult<Self> {
-                let memory = $crate::machine::machine_memory::<$arch>(py, profile, memory)?;
+                let memory = $crate::machine::machine_memory(py, $isa, profile, memory)?;
                 Ok($name { arch: $new, memory })
             }
             /// The machine's memory (an `xstore.Memory`, shared).
@@ -404,15 +320,20 @@ macro_rules! machine_class {
             }
             /// The register `name` (int, or bytes for a wide one), or None.
             fn reg(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-                $crate::machine::reg_py(py, &self.arch, name)
+                match xstore_core::step::Registers::reg(&self.arch, name) {
+                    Some(v) => $crate::conv::reg_to_py(py, &v),
+                    None => Ok(py.None()),
+                }
             }
             /// Set the register `name` to `value` (int; bytes or hex text for a wide one).
             fn set_reg(&mut self, py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-                $crate::machine::set_reg_py(py, &mut self.arch, name, value)
+                let v = $crate::conv::reg_from_py(value)?;
+                xstore_core::step::Registers::set_reg(&mut self.arch, name, v)
+                    .map_err(|d| $crate::conv::input_error(py, &d))
             }
             /// Every register name, in report order.
             fn reg_names(&self) -> Vec<String> {
-                $crate::machine::Arch::reg_names(&self.arch)
+                xstore_core::step::Registers::reg_names(&self.arch)
             }
             /// Execute a program (bytes-like, or assembly text) in one call. Returns
             /// `Effects`; a fault raises `xstore.Fault` (with `.effects` of the

@@ -35,15 +35,14 @@ fn map_error(py: Python<'_>, e: impl std::fmt::Display) -> PyErr {
 
 /// A memory fault outside an instruction (a read or an initialising write).
 fn access_fault(py: Python<'_>, f: xstore_core::Fault) -> PyErr {
-    crate::conv::fault_error(
-        py,
-        f.kind.name(),
-        Some(f.addr),
-        &f.to_string(),
-        None,
-        None,
-        py.None(),
-    )
+    let report = xstore_core::report::FaultReport {
+        address: Some(f.addr),
+        code: None,
+        instruction: None,
+        kind: f.kind.name().to_string(),
+        message: f.to_string(),
+    };
+    crate::conv::fault_error(py, &report, py.None())
 }
 
 #[pymethods]

@@ -2,13 +2,11 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::OrInput;
-use crate::machine::{decode_diag, Arch, Sink, Stop};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::time::Instant;
-use xstore_core::report::RegValue;
-use xstore_core::Diagnostic;
+use xstore_core::step::Load;
 use xstore_neuron::Instruction as Inst;
 
 const INST_LEN: usize = 64;
@@ -76,10 +74,7 @@ impl Instruction {
 /// Decode a stream of 64-byte instructions (bytes-like) in one call.
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
-    let insts = with_bytes(data, |b| {
-        xstore_neuron::decode(b).map_err(|e| decode_diag(xstore_neuron::isa(), b, e))
-    })?
-    .or_input(py)?;
+    let insts = with_bytes(data, <xstore_neuron::Machine as Load>::decode)?.or_input(py)?;
     Ok(insts.into_iter().map(Instruction).collect())
 }
 
@@ -117,69 +112,14 @@ fn rust_check_rate(data: &Bound<'_, PyAny>, rounds: usize) -> PyResult<f64> {
     })
 }
 
-/// The Neuron sequencer as the Python `Machine` drives it.
-pub struct Neuron(pub xstore_neuron::Machine);
-
-impl Arch for Neuron {
-    type Inst = Inst;
-    type Snap = [u32; 64];
-    fn isa() -> &'static dyn xstore_core::isa::Isa {
-        xstore_neuron::isa()
-    }
-    fn decode(bytes: &[u8]) -> Result<Vec<Inst>, Diagnostic> {
-        xstore_neuron::decode(bytes).map_err(|e| decode_diag(Self::isa(), bytes, e))
-    }
-    fn assemble(text: &str) -> Result<Vec<Inst>, Diagnostic> {
-        xstore_neuron::assemble(text)
-    }
-    #[inline]
-    fn step(
-        &mut self,
-        unit: &[Inst],
-        mem: &mut xstore_core::Memory,
-        sink: &mut Sink,
-    ) -> Result<Option<String>, Stop> {
-        match self.0.execute(&unit[0], mem, sink) {
-            Ok(_) => Ok(None),
-            Err(f) => Err(Stop::Fault {
-                kind: f.kind().to_string(),
-                address: f.address(),
-                message: f.message(),
-                code: None,
-            }),
-        }
-    }
-    fn snap(&self) -> [u32; 64] {
-        *self.0.regs()
-    }
-    fn changed(&self, before: &[u32; 64]) -> Vec<(String, RegValue)> {
-        let now = self.0.regs();
-        if now == before {
-            return Vec::new();
-        }
-        (0..now.len())
-            .filter(|&i| now[i] != before[i])
-            .map(|i| (format!("r{i}"), RegValue::Int(now[i] as u64)))
-            .collect()
-    }
-    fn reg(&self, name: &str) -> Option<RegValue> {
-        self.0.reg(name)
-    }
-    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic> {
-        self.0.set_reg(name, v)
-    }
-    fn reg_names(&self) -> Vec<String> {
-        self.0.reg_names().collect()
-    }
-}
-
 crate::machine_class!(
     Machine,
     "xstore.neuron",
-    Neuron,
+    xstore_neuron::Machine,
+    xstore_neuron::isa(),
     "The Neuron sequencer: registers r0..r63 (32 bits) and a memory (the \
      profile's SBUF and PSUM windows by default).",
-    Neuron(xstore_neuron::Machine::new()),
+    xstore_neuron::Machine::new(),
     {}
 );
 

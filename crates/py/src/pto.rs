@@ -3,13 +3,11 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, OrInput};
-use crate::machine::{Arch, Sink, Stop};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use xstore_core::report::RegValue;
 use xstore_core::Diagnostic;
-use xstore_pto::{Step, TileSpec, Word};
+use xstore_pto::{TileSpec, Word};
 
 /// One PTO command word (a TSTORE is a block of them, BSTART … BSTOP).
 #[pyclass(name = "Instruction", module = "xstore.pto", frozen)]
@@ -70,92 +68,22 @@ impl Instruction {
 /// Decode a stream of command words (bytes-like) in one call.
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
-    let words = with_bytes(data, Pto::decode)?.or_input(py)?;
+    let words = with_bytes(data, xstore_pto::decode)?
+        .map_err(Diagnostic::from)
+        .or_input(py)?;
     Ok(words.into_iter().map(Instruction).collect())
-}
-
-/// The blocks of a word stream: each ends after BSTOP / C.BSTOP, or at the end.
-fn block_len(prog: &[Word], at: usize) -> usize {
-    prog[at..]
-        .iter()
-        .position(Word::is_stop)
-        .map_or(prog.len() - at, |k| k + 1)
 }
 
 /// Decode and validate a stream in one call: a `Verdict` over its blocks
 /// (`.invalid` holds block indices; `.details()` gives every check).
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
-    let bytes = crate::buffer::to_vec(data)?;
-    let words = Pto::decode(&bytes).or_input(py)?;
-    // The stream's own errors first, as validate reports them.
-    xstore_pto::validate(&bytes).or_input(py)?;
-    let (mut at, mut off, mut count, mut invalid) = (0, 0, 0, Vec::new());
-    while at < words.len() {
-        let n = block_len(&words, at);
-        let len: usize = words[at..at + n].iter().map(|w| w.encode().len()).sum();
-        let v = xstore_pto::validate(&bytes[off..off + len]).or_input(py)?;
-        if !v.valid {
-            invalid.push(count);
-        }
-        count += 1;
-        at += n;
-        off += len;
-    }
-    Ok(crate::reports::verdict(data, "pto", count, invalid))
-}
-
-/// The PTO machine (4 PEs) as the Python `Machine` drives it.
-pub struct Pto(pub xstore_pto::Machine);
-
-impl Arch for Pto {
-    type Inst = Word;
-    type Snap = ();
-    fn isa() -> &'static dyn xstore_core::isa::Isa {
-        xstore_pto::isa()
-    }
-    fn decode(bytes: &[u8]) -> Result<Vec<Word>, Diagnostic> {
-        Ok(xstore_pto::decode(bytes)?)
-    }
-    fn assemble(text: &str) -> Result<Vec<Word>, Diagnostic> {
-        xstore_pto::assemble(text)
-    }
-    fn unit_len(prog: &[Word], at: usize) -> usize {
-        block_len(prog, at)
-    }
-    fn step(
-        &mut self,
-        unit: &[Word],
-        mem: &mut xstore_core::Memory,
-        sink: &mut Sink,
-    ) -> Result<Option<String>, Stop> {
-        match self.0.execute(unit, mem, sink) {
-            Ok(Step::Stored) => Ok(None),
-            Ok(Step::NoOp) => Ok(Some("PE mask 0000, no effect".to_string())),
-            Ok(Step::Pending(why)) => Err(Stop::Pending(why)),
-            Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why)),
-            Err(f) => Err(Stop::Fault {
-                kind: f.kind().to_string(),
-                address: f.address(),
-                message: f.message().to_string(),
-                code: f.code(),
-            }),
-        }
-    }
-    // A TSTORE block writes memory only; no register changes.
-    fn snap(&self) {}
-    fn changed(&self, _before: &()) -> Vec<(String, RegValue)> {
-        Vec::new()
-    }
-    fn reg(&self, name: &str) -> Option<RegValue> {
-        self.0.reg(name)
-    }
-    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic> {
-        self.0.set_reg(name, v)
-    }
-    fn reg_names(&self) -> Vec<String> {
-        xstore_pto::Machine::reg_names().collect()
-    }
+    let (n, invalid) = with_bytes(data, |b| {
+        let mut invalid = Vec::new();
+        xstore_pto::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+    })?
+    .or_input(py)?;
+    Ok(crate::reports::verdict(data, "pto", n, invalid))
 }
 
 /// Tile elements from Python: a NumPy array (through `tolist()`), a
@@ -227,10 +155,11 @@ impl SpecArgs {
 crate::machine_class!(
     Machine,
     "xstore.pto",
-    Pto,
+    xstore_pto::Machine,
+    xstore_pto::isa(),
     "The PTO machine: 4 PEs with their GPRs (`pe0.a0`) and Local tiles, the \
      Shared tiles, and a memory (the profile's by default).",
-    Pto(xstore_pto::Machine::new()),
+    xstore_pto::Machine::new(),
     {
         /// Set PE `pe`'s Local tile register `reg` (`"T#1"` … `"N#16"`) from
         /// the `[[tile]]` scenario keys; `data` is the valid elements
@@ -256,7 +185,6 @@ crate::machine_class!(
         ) -> PyResult<()> {
             let a = SpecArgs::new(dtype, layout, location, data, payload, undefined)?;
             self.arch
-                .0
                 .set_tile(pe, reg, &a.spec(capacity, cols, valid_rows, valid_cols))
                 .map_err(|e| tile_error(py, e))?;
             Ok(())
@@ -284,7 +212,6 @@ crate::machine_class!(
         ) -> PyResult<()> {
             let a = SpecArgs::new(dtype, layout, location, data, payload, undefined)?;
             self.arch
-                .0
                 .set_shared(
                     id,
                     published,

@@ -2,11 +2,10 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, OrInput};
-use crate::machine::{decode_diag, Arch, Sink, Stop};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use xstore_core::report::RegValue;
+use xstore_core::step::Load;
 use xstore_core::Diagnostic;
 use xstore_q7::{Bundle, Misaligned, Options};
 
@@ -55,7 +54,7 @@ impl Instruction {
 /// Decode a stream of 8-byte bundles (bytes-like) in one call.
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
-    let b = with_bytes(data, Q7::decode)?.or_input(py)?;
+    let b = with_bytes(data, <xstore_q7::Machine as Load>::decode)?.or_input(py)?;
     Ok(b.into_iter().map(Instruction).collect())
 }
 
@@ -63,7 +62,7 @@ fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>>
 /// this, not `xstore.asm`, is how a Q7 program is built from text).
 #[pyfunction]
 fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
-    Ok(Q7::assemble(text)
+    Ok(xstore_q7::assemble(text)
         .or_input(py)?
         .into_iter()
         .map(Instruction)
@@ -74,86 +73,27 @@ fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
 /// (`.details()` gives every check).
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
-    let bytes = crate::buffer::to_vec(data)?;
-    let bundles = Q7::decode(&bytes).or_input(py)?;
-    let invalid = bundles
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| !b.validate().valid)
-        .map(|(i, _)| i)
-        .collect();
-    Ok(crate::reports::verdict(data, "q7", bundles.len(), invalid))
-}
-
-/// The Q7 state as the Python `Machine` drives it.
-pub struct Q7(pub xstore_q7::Machine);
-
-impl Arch for Q7 {
-    type Inst = Bundle;
-    type Snap = xstore_q7::Machine;
-    fn isa() -> &'static dyn xstore_core::isa::Isa {
-        xstore_q7::isa()
-    }
-    fn decode(bytes: &[u8]) -> Result<Vec<Bundle>, Diagnostic> {
-        xstore_q7::decode(bytes).map_err(|e| decode_diag(Self::isa(), bytes, e))
-    }
-    fn assemble(text: &str) -> Result<Vec<Bundle>, Diagnostic> {
-        xstore_q7::assemble(text)
-    }
-    #[inline]
-    fn step(
-        &mut self,
-        unit: &[Bundle],
-        mem: &mut xstore_core::Memory,
-        sink: &mut Sink,
-    ) -> Result<Option<String>, Stop> {
-        match self.0.execute(&unit[0], mem, sink) {
-            Ok(()) => Ok(None),
-            Err(f) => Err(Stop::Fault {
-                kind: f.kind().to_string(),
-                address: f.address(),
-                message: f.message().to_string(),
-                code: None,
-            }),
-        }
-    }
-    fn snap(&self) -> xstore_q7::Machine {
-        self.0.clone()
-    }
-    fn changed(&self, before: &xstore_q7::Machine) -> Vec<(String, RegValue)> {
-        if self.0 == *before {
-            return Vec::new();
-        }
-        xstore_q7::Machine::reg_names()
-            .filter_map(|n| {
-                let now = self.0.reg(&n)?;
-                (before.reg(&n) != Some(now.clone())).then_some((n, now))
-            })
-            .collect()
-    }
-    fn reg(&self, name: &str) -> Option<RegValue> {
-        self.0.reg(name)
-    }
-    fn set_reg(&mut self, name: &str, v: RegValue) -> Result<(), Diagnostic> {
-        self.0.set_reg(name, v)
-    }
-    fn reg_names(&self) -> Vec<String> {
-        xstore_q7::Machine::reg_names().collect()
-    }
+    let (n, invalid) = with_bytes(data, |b| {
+        let mut invalid = Vec::new();
+        xstore_q7::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+    })?
+    .or_input(py)?;
+    Ok(crate::reports::verdict(data, "q7", n, invalid))
 }
 
 crate::machine_class!(
     Machine,
     "xstore.q7",
-    Q7,
+    xstore_q7::Machine,
+    xstore_q7::isa(),
     "The Vision-Q7 state: a0..a15, v0..v31 (64 bytes), vb0..vb15, u0..u3, \
      and a memory (the flat 32-bit profile by default).",
-    Q7(xstore_q7::Machine::default()),
+    xstore_q7::Machine::default(),
     {
         /// The misaligned-address policy: `"round_down"` (the default) or `"fault"`.
         #[getter]
         fn misaligned(&self) -> &'static str {
-            match self.arch.0.options().misaligned {
+            match self.arch.options().misaligned {
                 Misaligned::RoundDown => "round_down",
                 Misaligned::Fault => "fault",
             }
@@ -171,7 +111,7 @@ crate::machine_class!(
                     ))
                 }
             };
-            self.arch.0.set_options(Options { misaligned });
+            self.arch.set_options(Options { misaligned });
             Ok(())
         }
     }

@@ -12,22 +12,9 @@ use xstore_core::report::{self, CheckOrigin};
 use xstore_core::scenario::Scenario;
 use xstore_core::{DiagKind, Diagnostic};
 
-/// The three ISAs by name.
-pub fn isas() -> [&'static dyn Isa; 3] {
-    [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()]
-}
-
-/// The ISA named `name`, or an InputError listing the names.
+/// The ISA named `name` in the registry, or an InputError listing the names.
 pub fn find_isa(py: Python<'_>, name: &str) -> PyResult<&'static dyn Isa> {
-    isas()
-        .into_iter()
-        .find(|i| i.name() == name)
-        .ok_or_else(|| {
-            input_error(
-                py,
-                &Diagnostic::range(format!("`{name}` is not an isa")).expected("neuron, pto or q7"),
-            )
-        })
+    xstore_isas::lookup(name).or_input(py)
 }
 
 /// `True` / `False`, as Python spells them.
@@ -426,19 +413,7 @@ impl Run {
     }
     /// The run as `xstore run --json` prints it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let fault = self.exec.fault.as_ref().map(|f| {
-            let mut o =
-                serde_json::json!({ "kind": f.kind, "address": f.address, "message": f.message });
-            if let Some(c) = f.code {
-                o["code"] = serde_json::json!(c);
-            }
-            if let Some(i) = f.instruction {
-                o["instruction"] = serde_json::json!(i);
-            }
-            o
-        });
-        let regs: Vec<&report::RegReport> = self.exec.regs.iter().filter(|r| r.changed).collect();
-        let dump: Vec<report::WriteRecord> = self
+        let dump = self
             .dump
             .iter()
             .map(|(a, b)| report::WriteRecord {
@@ -446,17 +421,15 @@ impl Run {
                 hex: xstore_core::hex::encode(b),
             })
             .collect();
-        let v = serde_json::json!({
-            "dump": dump,
-            "executed": self.exec.executed,
-            "expect": self.expect.as_ref().map(|(p, f)| serde_json::json!({"passed": p, "failures": f})),
-            "fault": fault,
-            "outcome": self.exec.outcome,
-            "regs": regs,
-            "warnings": self.exec.warnings,
-            "writes": self.writes,
-        });
-        crate::conv::json_to_py(py, &v)
+        let expect = self
+            .expect
+            .as_ref()
+            .map(|(passed, failures)| report::ExpectVerdict {
+                failures: failures.clone(),
+                passed: *passed,
+            });
+        let r = report::RunReport::new(&self.exec, expect, self.writes.clone(), dump);
+        to_py(py, &r)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -533,7 +506,7 @@ fn load(
             ))
         }
     };
-    xstore_core::isa::load_scenario(&isas(), &text, &file).or_input(py)
+    xstore_core::isa::load_scenario(xstore_isas::all(), &text, &file).or_input(py)
 }
 
 /// Run a scenario (a file `path`, or TOML `text`) as `xstore run` does;
@@ -590,7 +563,7 @@ fn lint(
 /// The ISA names, in the order `xstore demo` runs them.
 #[pyfunction]
 fn isa_names() -> Vec<&'static str> {
-    isas().iter().map(|i| i.name()).collect()
+    xstore_isas::names()
 }
 
 /// The per-ISA modules' Verdict over the object `data`.

@@ -11,16 +11,18 @@
 //! item     := op | [FORMAT] '{' slotop (';' slotop)* '}' | '.byte' byte (',' byte)*
 //! slotop   := ['s' digits ':'] op
 //! op       := 'nop' | MNEMONIC [operand (',' operand)*]
-//! operand  := register (crate::regs) | integer
+//! operand  := register (crate::tables::regs) | integer
 //! FORMAT   := F0 | F1 | F2 | F3 | F4 | F6 | F7 | N0 | N1 | N2
 //! byte     := integer 0..=255    # whole 8-byte bundles, format marker 0xf
 //! ```
 
-use crate::bundle::{Bundle, Inst};
-use crate::codec::{self, BUNDLE_BYTES, FORMAT};
-use crate::regs::{self, File};
-use crate::roster::{self, Format, Kind, Op, Operand, MAX_SLOTS};
-use crate::rules;
+use crate::codec;
+use crate::instruction::{Bundle, Inst};
+use crate::tables::encoding;
+use crate::tables::encoding::{BUNDLE_BYTES, FORMAT};
+use crate::tables::regs::{self, File};
+use crate::tables::roster::{self, Format, Kind, Op, Operand, MAX_SLOTS};
+use crate::tables::rules;
 use xstore_core::Diagnostic;
 
 /// A parsed line: the bundle and where it was written.
@@ -758,10 +760,10 @@ fn check_imm(op: &Op, v: i64, t: &Tok, ln: u32) -> Result<(), Diagnostic> {
     }
     let why = if v % scale != 0 {
         format!("is not a multiple of {scale}")
-    } else if v == codec::IMM4.reserved() * scale {
+    } else if v == encoding::IMM4.reserved() * scale {
         format!(
             "is field value {} x {scale}, {}",
-            codec::IMM4.reserved(),
+            encoding::IMM4.reserved(),
             rule.minus8
         )
     } else {

@@ -1,9 +1,9 @@
 //! `xstore bench q7`: the executor's untraced path against a baseline that
 //! copies the same bytes.
 
-use crate::bundle::{Bundle, Inst, Off};
+use crate::instruction::{Bundle, Inst, Off};
 use crate::machine::Machine;
-use crate::roster;
+use crate::tables::roster;
 use std::hint::black_box;
 use xstore_core::bench::{compare, BenchResult, XorShift};
 use xstore_core::{Memory, NoTrace};
@@ -25,7 +25,7 @@ fn bundles(name: &str, range: std::ops::Range<usize>, base: u8, off: Off) -> Vec
 fn machine() -> Machine {
     let mut m = Machine::default();
     let mut rng = XorShift(0x51ed_2701_9e37_79b9);
-    for n in 0..crate::regs::VEC_COUNT {
+    for n in 0..crate::tables::regs::VEC_COUNT {
         let mut v = [0u8; 64];
         for b in v.iter_mut() {
             *b = rng.next_u64() as u8;
@@ -68,7 +68,7 @@ fn case(name: &str, quick: bool, prog: Vec<Bundle>, start: u32) -> BenchResult {
         || {
             m.set_ar(3, start);
             let r = m.run(black_box(&prog), &mut mem, &mut NoTrace);
-            assert!(r.fault.is_none(), "bench programs do not fault");
+            assert!(r.stop.is_none(), "bench programs do not fault");
         },
         || {
             for i in 0..SPAN / 64 {
@@ -86,4 +86,50 @@ pub fn run(quick: bool) -> Vec<BenchResult> {
         case("q7.aligned_stream", quick, aligned_program(), BASE),
         case("q7.unaligned_stream", quick, unaligned_program(), BASE + 3),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every vec register filled with bytes from `seed`.
+    fn filled_machine(seed: u64) -> Machine {
+        let mut m = Machine::default();
+        let mut x = XorShift(seed | 1);
+        for n in 0..crate::tables::regs::VEC_COUNT {
+            m.set_vec(n, std::array::from_fn(|_| x.next_u64() as u8));
+        }
+        m
+    }
+
+    #[test]
+    fn the_bench_programs_write_what_their_baseline_copies() {
+        for (prog, start) in [
+            (aligned_program(), 0x0010_0000u32),
+            (unaligned_program(), 0x0010_0003),
+        ] {
+            let mut m = filled_machine(77);
+            m.set_ar(3, start);
+            m.set_ar(4, 64);
+            m.set_ar(5, 64);
+            let mut mem = Memory::new(crate::PROFILES[0].map());
+            let r = m.run(&prog, &mut mem, &mut NoTrace);
+            assert!(r.stop.is_none());
+            assert_eq!(r.executed, prog.len());
+            let span = SPAN;
+            assert_eq!(m.ar(3), start + span as u32);
+            let mut got = vec![0u8; span + 2];
+            mem.read(start as u64 - 1, &mut got).unwrap();
+            assert_eq!(got[0], 0, "the byte before the span is untouched");
+            assert_eq!(got[span + 1], 0, "the byte after the span is untouched");
+            for i in 0..span / 64 {
+                assert_eq!(
+                    &got[1 + i * 64..1 + (i + 1) * 64],
+                    &m.vec(i % 32)[..],
+                    "chunk {i}"
+                );
+            }
+            assert!(m.valign(0).is_empty());
+        }
+    }
 }

@@ -1,12 +1,16 @@
 //! The generated section of `docs/q7.md`: every table of the crate, rendered once.
 
-use crate::bundle::{Inst, Off};
-use crate::codec::{self, SV2NX8_IP_FIELDS};
+use crate::codec;
 use crate::explain::placements_text;
+use crate::instruction::{Inst, Off};
 use crate::lint::LINTS;
-use crate::regs::{File, FILES};
-use crate::roster::{self, Group, ALIASES, FAMILIES, IMM_RULES, MISALIGNED, SELECTORS, SIGS};
-use crate::rules::{ASM_RULES, CHECKS};
+use crate::tables::encoding;
+use crate::tables::encoding::SV2NX8_IP_FIELDS;
+use crate::tables::regs::{File, FILES};
+use crate::tables::roster::{
+    self, Group, ALIASES, FAMILIES, IMM_RULES, MISALIGNED, SELECTORS, SIGS,
+};
+use crate::tables::rules::{ASM_RULES, CHECKS};
 use std::fmt::Write;
 
 use xstore_core::docgen::cell as esc;
@@ -272,7 +276,7 @@ fn bundle_table(s: &mut String) {
     let _ = writeln!(
         s,
         "\n### The known bundle: IVP_SV2NX8_IP ({} bytes)\n",
-        codec::BUNDLE_BYTES
+        encoding::BUNDLE_BYTES
     );
     let _ = writeln!(s, "| field | bits | meaning | provenance |");
     let _ = writeln!(s, "|---|---|---|---|");
@@ -299,7 +303,7 @@ fn bundle_table(s: &mut String) {
         (0, 3, -64),
         (0, 3, 448),
     ] {
-        let i = Inst::of_parts(codec::sv2nx8_ip(), v, 0, a, Off::Imm(imm), 0);
+        let i = Inst::of_parts(encoding::sv2nx8_ip(), v, 0, a, Off::Imm(imm), 0);
         let b = codec::encode(&i).expect("known");
         let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
         let _ = writeln!(s, "| {i} | {} |", hex.join(" "));

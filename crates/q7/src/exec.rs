@@ -17,12 +17,15 @@
 //! runs random programs down both commits and compares memory, registers,
 //! traces and faults.
 
-use crate::bundle::{Bundle, Inst, Off};
+use crate::instruction::{Bundle, Facts, Inst, Off, Shape, COPY64};
 use crate::machine::{Machine, Misaligned, Valign, ROW};
-use crate::regs::{AR_COUNT, VALIGN_COUNT, VBOOL_COUNT, VEC_COUNT};
-use crate::roster::{Conv, Kind, Mode, Op};
+use crate::tables::regs::{AR_COUNT, VALIGN_COUNT, VBOOL_COUNT, VEC_COUNT};
+use crate::tables::roster::{Conv, Kind, Mode, Op};
+use std::borrow::Cow;
 use std::fmt;
 use xstore_core::bytes::copy_short;
+use xstore_core::step::{self, Load, Retired, Stepper, Stop, UnitFault};
+use xstore_core::Diagnostic;
 use xstore_core::{AddressSpace, TraceSink, Transaction};
 
 /// The name of the fault (and lint) `valign_discontinuity`.
@@ -96,8 +99,8 @@ impl Fault {
     pub fn kind(&self) -> &'static str {
         self.0.kind.name()
     }
-    /// The kind.
-    pub fn cause(&self) -> FaultKind {
+    /// The kind, typed.
+    pub fn fault_kind(&self) -> FaultKind {
         self.0.kind
     }
     /// The address the fault names (the first failing byte, the misaligned
@@ -106,8 +109,12 @@ impl Fault {
         self.0.addr
     }
     /// The sentence.
-    pub fn message(&self) -> &str {
-        &self.0.message
+    pub fn message(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.0.message)
+    }
+    /// The model has no numeric fault codes for these stores.
+    pub fn code(&self) -> Option<u32> {
+        None
     }
 }
 
@@ -118,6 +125,18 @@ impl fmt::Display for Fault {
 }
 
 impl std::error::Error for Fault {}
+
+impl UnitFault for Fault {
+    fn kind(&self) -> &'static str {
+        Fault::kind(self)
+    }
+    fn address(&self) -> Option<u64> {
+        Fault::address(self)
+    }
+    fn message(&self) -> Cow<'_, str> {
+        Fault::message(self)
+    }
+}
 
 #[cold]
 #[inline(never)]
@@ -168,70 +187,7 @@ fn unknown_bundle(b: &Bundle) -> Fault {
 
 /// What [`Machine::run`] did: the bundles completed and, if one faulted, its
 /// index and the fault.
-pub type RunOutcome = xstore_core::run::RunOutcome<Fault>;
-
-/// The roster facts a plan reads: the store's kind, AGU mode, image and
-/// predicate lanes, and the bundle's zalign set. Computed when a bundle is
-/// made; the straight-line routines pass the ones their shape fixes as
-/// constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Facts {
-    pub(crate) kind: Kind,
-    pub(crate) mode: Mode,
-    pub(crate) conv: Conv,
-    pub(crate) pred_lanes: u8,
-    /// Bit i set: `IVP_ZALIGN ui` in the bundle.
-    pub(crate) zalign: u8,
-}
-
-impl Facts {
-    /// A bundle with no store.
-    pub(crate) const NONE: Facts = Facts {
-        kind: Kind::Zalign,
-        mode: Mode::Plain,
-        conv: Conv::None,
-        pred_lanes: 0,
-        zalign: 0,
-    };
-
-    /// The facts of a store op (no zaligns).
-    pub(crate) fn of(op: &Op) -> Facts {
-        Facts {
-            kind: op.kind(),
-            mode: op.mode,
-            conv: op.conv(),
-            pred_lanes: op.fam.pred_lanes,
-            zalign: 0,
-        }
-    }
-}
-
-/// The image of the verbatim 64-byte forms.
-const COPY64: Conv = Conv::Copy { len: 64 };
-
-/// The bundles the direct commit runs down a straight line: the plan with
-/// their facts fixed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
-    /// A lone unpredicated store of the 64 bytes of a vec register, verbatim.
-    Store64,
-    /// A lone `sa*_ip` of the 64 bytes of a vec register, verbatim.
-    Stream64,
-    /// Everything else.
-    Other,
-    /// A bundle whose encoding is not public: not executable.
-    Kept,
-}
-
-impl Shape {
-    pub(crate) fn of(f: &Facts) -> Shape {
-        match (f.kind, f.conv, f.pred_lanes, f.zalign) {
-            (Kind::Store, COPY64, 0, 0) => Shape::Store64,
-            (Kind::Stream, COPY64, 0, 0) => Shape::Stream64,
-            _ => Shape::Other,
-        }
-    }
-}
+pub type RunOutcome = step::RunOutcome<Fault>;
 
 // The executor indexes the register files with masks: exact because every
 // `Inst` holds in-range numbers and every file's size is a power of two.
@@ -816,7 +772,7 @@ impl Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> RunOutcome {
-        xstore_core::run::run_until_fault(prog, |b| self.execute(b, mem, trace))
+        step::run(self, prog, mem, trace)
     }
 
     /// [`Machine::run`] through the staged commit, with a caller-owned
@@ -828,6 +784,59 @@ impl Machine {
         tx: &mut Transaction,
         trace: &mut T,
     ) -> RunOutcome {
-        xstore_core::run::run_until_fault(prog, |b| self.execute_staged(b, mem, tx, trace))
+        step::run(&mut StagedRun { m: self, tx }, prog, mem, trace)
+    }
+}
+
+/// The machine in the stepping layer: a program is a slice of bundles, each
+/// a unit of its own ([`Machine::execute`]).
+impl Stepper for Machine {
+    type Program = [Bundle];
+    type Fault = Fault;
+    #[inline]
+    fn step<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        prog: &[Bundle],
+        index: usize,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<Retired, Stop<Fault>> {
+        match self.execute(&prog[index], mem, trace) {
+            Ok(()) => Ok(Retired::Done),
+            Err(f) => Err(Stop::Fault(f)),
+        }
+    }
+}
+
+/// The machine through the staged commit ([`Machine::run_staged`]).
+struct StagedRun<'a> {
+    m: &'a mut Machine,
+    tx: &'a mut Transaction,
+}
+
+impl Stepper for StagedRun<'_> {
+    type Program = [Bundle];
+    type Fault = Fault;
+    fn step<M: AddressSpace, T: TraceSink>(
+        &mut self,
+        prog: &[Bundle],
+        index: usize,
+        mem: &mut M,
+        trace: &mut T,
+    ) -> Result<Retired, Stop<Fault>> {
+        match self.m.execute_staged(&prog[index], mem, self.tx, trace) {
+            Ok(()) => Ok(Retired::Done),
+            Err(f) => Err(Stop::Fault(f)),
+        }
+    }
+}
+
+impl Load for Machine {
+    type Owned = Vec<Bundle>;
+    fn decode(bytes: &[u8]) -> Result<Vec<Bundle>, Diagnostic> {
+        crate::codec::decode(bytes).map_err(crate::codec::diagnostic)
+    }
+    fn assemble(text: &str) -> Result<Vec<Bundle>, Diagnostic> {
+        crate::asm::assemble(text)
     }
 }

@@ -2,12 +2,13 @@
 //! and `validate`. Every row's provenance is that of the table row holding
 //! its fact.
 
-use crate::bundle::{Bundle, EncodeError, Off};
-use crate::codec::{self, FieldRole, BUNDLE_BYTES, FORMAT, IMM4, SV2NX8_IP_FIELDS};
-use crate::roster::{self, Conv, Kind, Op, MISALIGNED};
-use crate::rules::{CHECKS, CHECK_IMM, CHECK_KNOWN, CHECK_LENGTH, CHECK_ONE_STORE};
+use crate::codec;
+use crate::instruction::{Bundle, Off};
+use crate::tables::encoding;
+use crate::tables::encoding::{FieldRole, BUNDLE_BYTES, FORMAT, IMM4, SV2NX8_IP_FIELDS};
+use crate::tables::roster::{self, Conv, Kind, Op, MISALIGNED};
 use xstore_core::bits::Bits;
-use xstore_core::report::{Check, ExplainField, Explanation, FieldSpan, SpanKind, Validation};
+use xstore_core::report::{ExplainField, Explanation, FieldSpan, SpanKind};
 use xstore_core::{Diagnostic, Provenance};
 
 fn f(
@@ -205,7 +206,7 @@ fn encoding_rows(op: &Op, idx: usize, fields: &mut Vec<ExplainField>) {
             op.fam.prov,
         ));
     }
-    let known = idx == codec::sv2nx8_ip() as usize;
+    let known = idx == encoding::sv2nx8_ip() as usize;
     let enc = if known {
         "the narrow 8-byte bundle is known byte-exactly (docs/q7.md, \"The codec\")".to_string()
     } else {
@@ -219,7 +220,7 @@ fn encoding_rows(op: &Op, idx: usize, fields: &mut Vec<ExplainField>) {
         "encoding",
         if known { "known" } else { "unknown" },
         enc,
-        codec::PUBLIC_BYTES,
+        encoding::PUBLIC_BYTES,
     ));
 }
 
@@ -303,7 +304,12 @@ pub(crate) fn bundles(bytes: &[u8]) -> Result<Vec<Explanation>, Diagnostic> {
 }
 
 /// The public bundle, field by field.
-fn known_bundle(b: &Bundle, inst: &crate::bundle::Inst, raw: &[u8], off: usize) -> Explanation {
+fn known_bundle(
+    b: &Bundle,
+    inst: &crate::instruction::Inst,
+    raw: &[u8],
+    off: usize,
+) -> Explanation {
     let w = xstore_core::hex::le(raw);
     let fields = SV2NX8_IP_FIELDS
         .iter()
@@ -379,7 +385,7 @@ fn unknown_bundle(raw: &[u8], off: usize) -> Explanation {
                 meaning: "not the known IVP_SV2NX8_IP template: the encoding is not public; the \
                           bytes are kept"
                     .into(),
-                provenance: codec::PUBLIC_BYTES,
+                provenance: encoding::PUBLIC_BYTES,
                 span: Some(FieldSpan::of_bits(contents, SpanKind::Unknown)),
             },
         ],
@@ -387,121 +393,36 @@ fn unknown_bundle(raw: &[u8], off: usize) -> Explanation {
     }
 }
 
-/// `validate`: structural checks of a bundle stream. A check that the bytes
-/// cannot decide (a bundle whose contents are not public, a stream that does not
-/// divide into bundles) is reported not checkable (`passed: None`), never passed.
-pub(crate) fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
-    if bytes.is_empty() {
-        return Err(Diagnostic::encoding("no bytes to validate").at_byte(0, None));
-    }
-    Ok(validate_bytes(bytes))
-}
-
-/// [`validate`] of a non-empty stream.
-pub(crate) fn validate_bytes(bytes: &[u8]) -> Validation {
-    let list = match codec::decode(bytes) {
-        Ok(list) => list,
-        Err(e) => {
-            let mut checks = vec![CHECK_LENGTH
-                .def
-                .check(Some(false), codec::diagnostic(e).to_string())];
-            checks.extend(CHECKS[1..].iter().map(|c| {
-                c.def.check(
-                    None,
-                    "not checkable: the stream does not divide into bundles (bundle_length)",
-                )
-            }));
-            return Validation::from_checks(checks);
+impl Bundle {
+    /// What `explain` shows for the bundle: its bytes field by field when it
+    /// has public bytes, else each operation's roster facts.
+    pub fn explain(&self) -> Vec<Explanation> {
+        match self.encode() {
+            Ok(b) => bundles(&b).expect("a bundle's bytes decode"),
+            Err(_) => bundle_ops(self),
         }
-    };
-    let at = |keep: &dyn Fn(&Bundle) -> bool| -> Vec<usize> {
-        (0..list.len())
-            .filter(|&k| keep(&list[k]))
-            .map(|k| k * BUNDLE_BYTES)
-            .collect()
-    };
-    let unknown = at(&|b| b.kept().is_some());
-    // The public template with the reserved imm4: its fields are known, its value is not legal.
-    let reserved = at(&|b| b.kept().is_some_and(codec::reserved_imm4));
-    // Bundles whose fields are not public at all.
-    let opaque = at(&|b| b.kept().is_some_and(|k| !codec::reserved_imm4(k)));
-    let checks = vec![
-        CHECK_LENGTH.def.check(
-            Some(true),
-            format!(
-                "{} bundle(s) of {BUNDLE_BYTES} bytes (format marker {:#x})",
-                list.len(),
-                FORMAT.narrow
-            ),
-        ),
-        CHECK_KNOWN.def.check(
-            Some(unknown.is_empty()),
-            if unknown.is_empty() {
-                "every bundle matches the public IVP_SV2NX8_IP template".to_string()
-            } else {
-                format!("the bundle(s) at byte {unknown:?} match no public template")
-            },
-        ),
-        imm_check(&reserved, &opaque),
-        if opaque.is_empty() {
-            CHECK_ONE_STORE.def.check(
-                Some(true),
-                "every bundle is the public IVP_SV2NX8_IP bundle: one store, in slot s0",
-            )
-        } else {
-            CHECK_ONE_STORE.def.check(
-                None,
-                format!(
-                    "not checkable: the slots of the bundle(s) at byte {opaque:?} are not public"
-                ),
-            )
-        },
-    ];
-    Validation::from_checks(checks)
-}
-
-fn imm_check(reserved: &[usize], opaque: &[usize]) -> Check {
-    if !reserved.is_empty() {
-        CHECK_IMM.def.check(
-            Some(false),
-            format!(
-                "the IVP_SV2NX8_IP bundle(s) at byte {reserved:?} hold imm4 = {:#x} ({}), which \
-                 the vendor assembler rejects (reference page §3.3); allowed {}..{}",
-                IMM4.raw(IMM4.reserved()),
-                IMM4.reserved() * 64,
-                IMM4.min,
-                IMM4.max
-            ),
-        )
-    } else if !opaque.is_empty() {
-        CHECK_IMM.def.check(
-            None,
-            format!(
-                "not checkable: the immediate field of the bundle(s) at byte {opaque:?} is not \
-                 public"
-            ),
-        )
-    } else {
-        CHECK_IMM.def.check(
-            Some(true),
-            format!("no IVP_SV2NX8_IP bundle holds imm4 = {}", IMM4.reserved()),
-        )
     }
 }
 
-/// The verdict on a bundle that has no public bytes: `known_encoding` fails
-/// with the reason, nothing else can be decided.
-pub(crate) fn validate_unencodable(e: &EncodeError) -> Validation {
-    let none = "not checkable: the bundle has no public bytes";
-    let checks = CHECKS
-        .iter()
-        .map(|c| {
-            if c.def.name == CHECK_KNOWN.def.name {
-                c.def.check(Some(false), e.to_string())
-            } else {
-                c.def.check(None, none)
-            }
-        })
-        .collect();
-    Validation::from_checks(checks)
+/// `explain ARG`: a mnemonic, hex bundle bytes, or an instruction's text.
+pub(crate) fn explain_arg(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
+    let t = arg.trim();
+    if let Some(e) = mnemonic(t) {
+        return Ok(vec![e]);
+    }
+    if let Ok(bytes) = xstore_core::hex::decode(t) {
+        if !bytes.is_empty() {
+            return bundles(&bytes);
+        }
+    }
+    if let Some(r) = instruction(t) {
+        return r;
+    }
+    Err(Diagnostic::syntax(format!(
+        "`{t}` is neither a q7 mnemonic, an instruction, nor hex bundle bytes"
+    ))
+    .expected(
+        "a mnemonic such as IVP_SA2NX8_IP, an instruction such as \"IVP_SV2NX8_IP v0, a3, 64\", \
+         or bytes such as 0f03049c945e9c02",
+    ))
 }

@@ -3,14 +3,11 @@
 //! (the assembler's [`crate::asm::Line`] pairs one with it), so a bundle
 //! decoded from bytes executes as it is.
 
-use crate::codec::{self, BUNDLE_BYTES, IMM4};
-use crate::exec::{Facts, Shape};
-use crate::regs::File;
-use crate::roster::{self, Format, Kind, Operand, MAX_SLOTS, NARROW_SLOTS};
-use crate::rules;
+use crate::tables::encoding;
+use crate::tables::encoding::{BUNDLE_BYTES, IMM4};
+use crate::tables::regs::File;
+use crate::tables::roster::{self, Conv, Format, Kind, Mode, Op, Operand, MAX_SLOTS};
 use std::fmt;
-use xstore_core::report::{Explanation, Validation};
-use xstore_core::Diagnostic;
 
 /// The offset operand of an AGU form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,72 +260,6 @@ impl Bundle {
     pub fn kept(&self) -> Option<&[u8; BUNDLE_BYTES]> {
         (self.shape == Shape::Kept).then_some(&self.bytes)
     }
-
-    /// The bundle's bytes (memory order): the public `IVP_SV2NX8_IP` bundle,
-    /// or the kept bytes of an unknown one. Every other bundle has no public
-    /// encoding.
-    pub fn encode(&self) -> Result<[u8; BUNDLE_BYTES], EncodeError> {
-        if let Some(b) = self.kept() {
-            return Ok(*b);
-        }
-        let o = self;
-        let known = |i: &Inst| codec::encode(i).is_some();
-        if o.count == 0 {
-            return Err(EncodeError::unknown(None, "nop"));
-        }
-        if o.count > 1 || !self.store().is_some_and(|s| known(&s)) {
-            let k = self.ops().position(|i| !known(&i)).unwrap_or(0);
-            let name = &self.ops().nth(k).expect("an op").op().name;
-            return Err(EncodeError::unknown(Some(k), name));
-        }
-        if let Some(f) = o.format {
-            let d = Diagnostic::encoding(format!(
-                "encoding of IVP_SV2NX8_IP is not known for format {}: the public \
-                 {BUNDLE_BYTES}-byte bundle's format name is not given",
-                f.name()
-            ))
-            .rule(rules::ENCODING_KNOWN.name)
-            .hint("drop the format name to get the public narrow bundle");
-            return Err(EncodeError { op: None, diag: d });
-        }
-        let narrow = &NARROW_SLOTS;
-        if o.slots > narrow.count {
-            let last = narrow.count - 1;
-            let d = Diagnostic::rule_broken(
-                rules::BUNDLE_SLOTS.name,
-                format!(
-                    "the public IVP_SV2NX8_IP bundle is {BUNDLE_BYTES} bytes long, a narrow \
-                     format of {} slots (s0..s{last}), and this bundle uses {}",
-                    narrow.count, o.slots
-                ),
-            )
-            .provenance(narrow.prov)
-            .expected(format!(
-                "at most {} operations (nop included) in slots s0..s{last}",
-                narrow.count
-            ));
-            return Err(EncodeError { op: None, diag: d });
-        }
-        Ok(codec::encode(&o.store).expect("IVP_SV2NX8_IP encodes"))
-    }
-
-    /// `validate`'s verdict on the bundle's bytes; a bundle with no public
-    /// bytes fails `known_encoding` and decides nothing else.
-    pub fn validate(&self) -> Validation {
-        match self.encode() {
-            Ok(b) => crate::explain::validate_bytes(&b),
-            Err(e) => crate::explain::validate_unencodable(&e),
-        }
-    }
-
-    /// What `explain` shows for the bundle: its bytes field by field when it
-    /// has public bytes, else each operation's roster facts.
-    pub fn explain(&self) -> Vec<Explanation> {
-        match self.encode() {
-            Ok(b) => crate::explain::bundles(&b).expect("a bundle's bytes decode"),
-            Err(_) => crate::explain::bundle_ops(self),
-        }
-    }
 }
 
 /// Canonical text: a lone operation as itself, any other bundle as
@@ -355,7 +286,7 @@ impl fmt::Display for Bundle {
 
 fn kept_text(b: &[u8; BUNDLE_BYTES], f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let vals: Vec<String> = b.iter().map(|b| format!("0x{b:02x}")).collect();
-    let what = if codec::reserved_imm4(b) {
+    let what = if encoding::reserved_imm4(b) {
         format!(
             "IVP_SV2NX8_IP with imm4 = {} ({}), which the assembler rejects",
             IMM4.reserved(),
@@ -371,45 +302,65 @@ fn kept_text(b: &[u8; BUNDLE_BYTES], f: &mut fmt::Formatter<'_>) -> fmt::Result 
     )
 }
 
-/// Why a bundle has no bytes: the operation whose encoding is not public (its
-/// index among [`Bundle::ops`]) or a property of the bundle, and the
-/// diagnostic (without a location) that says so.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncodeError {
-    op: Option<usize>,
-    diag: Diagnostic,
+/// The roster facts a plan reads: the store's kind, AGU mode, image and
+/// predicate lanes, and the bundle's zalign set. Computed when a bundle is
+/// made; the straight-line routines pass the ones their shape fixes as
+/// constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Facts {
+    pub(crate) kind: Kind,
+    pub(crate) mode: Mode,
+    pub(crate) conv: Conv,
+    pub(crate) pred_lanes: u8,
+    /// Bit i set: `IVP_ZALIGN ui` in the bundle.
+    pub(crate) zalign: u8,
 }
 
-impl EncodeError {
-    fn unknown(op: Option<usize>, name: &str) -> EncodeError {
-        let mut d = Diagnostic::encoding(format!(
-            "encoding of {name} is not known for this configuration"
-        ))
-        .rule(rules::ENCODING_KNOWN.name);
-        if op.is_some() {
-            d = d.hint("only the narrow 8-byte IVP_SV2NX8_IP bundle has public bytes");
+impl Facts {
+    /// A bundle with no store.
+    pub(crate) const NONE: Facts = Facts {
+        kind: Kind::Zalign,
+        mode: Mode::Plain,
+        conv: Conv::None,
+        pred_lanes: 0,
+        zalign: 0,
+    };
+
+    /// The facts of a store op (no zaligns).
+    pub(crate) fn of(op: &Op) -> Facts {
+        Facts {
+            kind: op.kind(),
+            mode: op.mode,
+            conv: op.conv(),
+            pred_lanes: op.fam.pred_lanes,
+            zalign: 0,
         }
-        EncodeError { op, diag: d }
-    }
-    /// The index (among [`Bundle::ops`]) of the operation that has no public
-    /// encoding, when one is to blame.
-    pub fn op(&self) -> Option<usize> {
-        self.op
-    }
-    /// The diagnostic, to be located by the caller.
-    pub fn diagnostic(&self) -> &Diagnostic {
-        &self.diag
-    }
-    /// The diagnostic, by value.
-    pub fn into_diagnostic(self) -> Diagnostic {
-        self.diag
     }
 }
 
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
-    }
+/// The image of the verbatim 64-byte forms.
+pub(crate) const COPY64: Conv = Conv::Copy { len: 64 };
+
+/// The bundles the direct commit runs down a straight line: the plan with
+/// their facts fixed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A lone unpredicated store of the 64 bytes of a vec register, verbatim.
+    Store64,
+    /// A lone `sa*_ip` of the 64 bytes of a vec register, verbatim.
+    Stream64,
+    /// Everything else.
+    Other,
+    /// A bundle whose encoding is not public: not executable.
+    Kept,
 }
 
-impl std::error::Error for EncodeError {}
+impl Shape {
+    pub(crate) fn of(f: &Facts) -> Shape {
+        match (f.kind, f.conv, f.pred_lanes, f.zalign) {
+            (Kind::Store, COPY64, 0, 0) => Shape::Store64,
+            (Kind::Stream, COPY64, 0, 0) => Shape::Stream64,
+            _ => Shape::Other,
+        }
+    }
+}

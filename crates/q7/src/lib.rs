@@ -11,7 +11,7 @@
 //! memory and registers as they were.
 //!
 //! ```
-//! use xstore_core::mem::TraceEvent;
+//! use xstore_core::TraceEvent;
 //! use xstore_core::report::RegValue;
 //! use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
 //! use xstore_q7::{assemble, decode, Machine};
@@ -43,7 +43,7 @@
 //! let mut trace = VecTrace::default();
 //! m.execute(&store[0], &mut mem, &mut trace).unwrap();
 //! let outcome = m.run(&stream, &mut mem, &mut trace);
-//! assert_eq!((outcome.executed, outcome.fault), (4, None));
+//! assert_eq!((outcome.executed, outcome.fault()), (4, None));
 //! assert_eq!(m.reg("a3"), Some(RegValue::Int(0x1140)));
 //! assert_eq!(m.reg("a4"), Some(RegValue::Int(0x1003 + 70)));
 //!
@@ -64,52 +64,51 @@
 //! assert_eq!(writes, [(0x1100, 64), (0x1003, 61), (0x1040, 9)]);
 //! ```
 //!
-//! The tables the crate reads live in public modules: [`roster`] (the 92
-//! store mnemonics plus `IVP_ZALIGN`, signatures, placements, selector
-//! words, aliases, immediates), [`regs`] (the register files), [`codec`]
-//! (the public bundle's fields, the format marker, the imm4 field),
-//! [`rules`] (assembler rules and validate checks) and [`lint`] (lint
-//! rules). [`asm`] also gives each bundle's source position; [`bench`](mod@bench) holds
-//! the bench programs. The `Isa` adapter behind [`isa`] serves the `xstore`
-//! command line.
+//! The facts the crate reads live in [`tables`]: the roster (the 92 store
+//! mnemonics plus `IVP_ZALIGN`, signatures, placements, selector words,
+//! aliases, immediates), the register files, the assembler rules and validate
+//! checks, and the public facts of the bundle encoding. [`LINTS`] holds the
+//! lint rules; [`assemble_lines`] gives each bundle with its source position.
+//! The machine is a [`xstore_core::step::Stepper`]; the `Isa` adapter behind
+//! [`isa`] serves the `xstore` command line.
+//!
+//! Code map (the modules other than [`tables`] are internal): `instruction`
+//! (the `Copy` bundle an executor runs), `codec` (the public bundle's
+//! encoding and the decoder), `asm` (parser and printer), `validate`,
+//! `explain`, `machine` (registers by name, `Valign`), `exec` (one plan per
+//! bundle, two commits), `lint`, `scenario`, `bench`, `docs`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod asm;
-pub mod bench;
-mod bundle;
-pub mod codec;
+mod asm;
+mod bench;
+mod codec;
 mod docs;
 mod exec;
 mod explain;
-pub mod lint;
+mod instruction;
+mod lint;
 mod machine;
-pub mod regs;
-pub mod roster;
-pub mod rules;
-mod scen;
+mod scenario;
+pub mod tables;
+mod validate;
 
-pub use asm::assemble;
-pub use bundle::Bundle as Instruction;
-pub use bundle::{Bundle, EncodeError, Inst, Off};
-pub use codec::{decode, decode_one};
+pub use asm::{assemble, parse as assemble_lines, Line};
+pub use codec::{decode, decode_one, EncodeError};
 pub use docs::doc_tables;
 pub use exec::{Fault, FaultKind, RunOutcome};
+pub use instruction::Bundle as Instruction;
+pub use instruction::{Bundle, Inst, Off};
+pub use lint::LINTS;
 pub use machine::{Machine, Misaligned, Options, Valign};
+pub use validate::{check_stream, validate};
 
-use xstore_core::bench::BenchResult;
-use xstore_core::isa::{Example, Isa, ProfileDef, RegionDef};
-use xstore_core::report::{Exec, Explanation, FaultReport, Finding, Validation};
-use xstore_core::scenario::{Outcome, Scenario};
-use xstore_core::stream::{StepEvent, WriteSink};
+use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
+use xstore_core::report::{BenchResult, Check, Exec, Explanation, Finding};
+use xstore_core::scenario::Scenario;
+use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
-
-/// `validate` of a bundle stream: every check by name, a check the bytes
-/// cannot decide reported as not checkable.
-pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
-    explain::validate(bytes)
-}
 
 /// Memory profiles; the first is the default.
 pub static PROFILES: &[ProfileDef] = &[ProfileDef {
@@ -139,186 +138,90 @@ static EXAMPLES: &[Example] = &[
     xstore_core::example!("examples/q7/unmapped_fault.toml"),
 ];
 
+/// A scenario of `n` 64-byte stores walking up from 0x10000, for the scaling
+/// figures.
+fn sample_scenario(n: usize) -> String {
+    let mut s = String::from("isa = \"q7\"\nprogram = \"\"\"\n");
+    for _ in 0..n {
+        s.push_str("IVP_SV2NX8_IP v0, a3, 64\n");
+    }
+    s.push_str("\"\"\"\n[regs]\na3 = 0x10000\n");
+    s
+}
+
+/// The registry's facts about this ISA.
+static INFO: IsaInfo = IsaInfo {
+    name: "q7",
+    summary: "Cadence Vision-Q7 (ncore2gp) B07 vector stores: 92 mnemonics, FLIX s0 placements, \
+              AGU modes, predicated and narrowing stores, the valign unaligned-store stream",
+    unit: "bundle",
+    scenario_keys: scenario::KEYS,
+    profiles: PROFILES,
+    examples: EXAMPLES,
+    sample: "{ IVP_SV2NX8_IP v0, a3, 64 ; nop }",
+    sample_scenario,
+};
+
 /// The adapter the command line reaches the crate through.
 struct Model;
 
 impl Isa for Model {
-    fn name(&self) -> &'static str {
-        "q7"
-    }
-    fn summary(&self) -> &'static str {
-        "Cadence Vision-Q7 (ncore2gp) B07 vector stores: 92 mnemonics, FLIX s0 placements, AGU \
-         modes, predicated and narrowing stores, the valign unaligned-store stream"
-    }
-    fn scenario_keys(&self) -> &'static [&'static str] {
-        scen::KEYS
-    }
-    fn profiles(&self) -> &'static [ProfileDef] {
-        PROFILES
+    fn info(&self) -> &'static IsaInfo {
+        &INFO
     }
     fn fault_kinds(&self) -> Vec<&'static str> {
-        exec::FaultKind::run_names().to_vec()
+        FaultKind::run_names().to_vec()
     }
-
-    fn asm(&self, text: &str) -> Result<Vec<Vec<u8>>, Diagnostic> {
-        asm::parse(text)?
+    fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
+        // Every bundle is encoded before the first is handed out.
+        let bytes: Vec<[u8; tables::encoding::BUNDLE_BYTES]> = asm::parse(text)?
             .iter()
             .map(|l| {
-                l.bundle.encode().map(|b| b.to_vec()).map_err(|e| {
+                l.bundle.encode().map_err(|e| {
                     let col = e.op().map_or(l.col, |k| l.op_col(k));
                     e.into_diagnostic().at(l.line, col)
                 })
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        for b in &bytes {
+            emit(b);
+        }
+        Ok(())
     }
-
-    fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
-        let list = decode(bytes).map_err(codec::diagnostic)?;
-        Ok(list.iter().map(|b| b.to_string()).collect())
-    }
-
     fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
         for b in decode(bytes).map_err(codec::diagnostic)? {
             emit(&b.to_string());
         }
         Ok(())
     }
-
+    fn units_of(&self, text: &str) -> Result<Vec<String>, Diagnostic> {
+        Ok(assemble(text)?.iter().map(Bundle::to_string).collect())
+    }
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
-        let t = arg.trim();
-        if let Some(e) = explain::mnemonic(t) {
-            return Ok(vec![e]);
-        }
-        if let Ok(bytes) = xstore_core::hex::decode(t) {
-            if !bytes.is_empty() {
-                return explain::bundles(&bytes);
-            }
-        }
-        if let Some(r) = explain::instruction(t) {
-            return r;
-        }
-        Err(Diagnostic::syntax(format!(
-            "`{t}` is neither a q7 mnemonic, an instruction, nor hex bundle bytes"
-        ))
-        .expected(
-            "a mnemonic such as IVP_SA2NX8_IP, an instruction such as \"IVP_SV2NX8_IP v0, a3, 64\", \
-             or bytes such as 0f03049c945e9c02",
-        ))
+        explain::explain_arg(arg)
     }
-
-    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
-        validate(bytes)
+    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
+        for c in &validate(bytes)?.checks {
+            emit(c);
+        }
+        Ok(())
     }
-
-    fn execute_into(
+    fn execute(
         &self,
         sc: &Scenario,
         mem: &mut Memory,
-        mut trace: &mut dyn WriteSink,
+        sink: &mut dyn WriteSink,
     ) -> Result<Exec, Diagnostic> {
-        execute_by(sc, &mut |m, bundles| m.run(bundles, mem, &mut trace))
+        scenario::execute(sc, mem, sink)
     }
-
-    fn execute_steps(
-        &self,
-        sc: &Scenario,
-        mem: &mut Memory,
-        mut trace: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic> {
-        execute_by(sc, &mut |m, bundles| {
-            for (index, b) in bundles.iter().enumerate() {
-                let bytes = b.encode().map(|x| x.to_vec()).unwrap_or_default();
-                trace.step(&StepEvent::Instruction {
-                    index,
-                    text: &b.to_string(),
-                    bytes: &bytes,
-                });
-            }
-            // Each bundle runs as a program of its own.
-            let r = xstore_core::run::run_until_fault_indexed(bundles, |index, b| {
-                trace.step(&StepEvent::Begin { index });
-                let before = m.clone();
-                let one = m.run(std::slice::from_ref(b), mem, &mut trace);
-                let changed = scen::changed(&before, m);
-                trace.step(&StepEvent::Retire {
-                    index,
-                    changed: &changed,
-                });
-                one.fault.map_or(Ok(()), |(_, f)| Err(f))
-            });
-            if r.fault.is_none() {
-                for k in 0..regs::VALIGN_COUNT {
-                    let u = m.valign(k);
-                    if !u.is_empty() {
-                        trace.step(&StepEvent::Pending {
-                            holder: &regs::Reg::new(regs::File::Valign, k)
-                                .expect("a valign register")
-                                .to_string(),
-                            addr: u.start() as u64,
-                            len: u.len() as u64,
-                        });
-                    }
-                }
-            }
-            r
-        })
-    }
-
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
-        let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
-        let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
+        let m0 = scenario::machine(sc).map_err(|d| d.in_file(&sc.file))?;
+        let prog = scenario::program(sc).map_err(|d| d.in_file(&sc.file))?;
         Ok(lint::lint(&prog, &m0, mem))
     }
-
-    fn examples(&self) -> &'static [Example] {
-        EXAMPLES
-    }
-
     fn bench(&self, quick: bool) -> Vec<BenchResult> {
         bench::run(quick)
     }
-}
-
-/// The scenario runner around `run`, which executes the program's bundles
-/// on the machine holding the scenario's registers.
-fn execute_by(
-    sc: &Scenario,
-    run: &mut dyn FnMut(&mut Machine, &[Bundle]) -> RunOutcome,
-) -> Result<Exec, Diagnostic> {
-    let m0 = scen::machine(sc).map_err(|d| d.in_file(&sc.file))?;
-    let prog = scen::program(sc).map_err(|d| d.in_file(&sc.file))?;
-    let bundles: Vec<Bundle> = prog.iter().map(|l| l.bundle).collect();
-    let mut m = m0.clone();
-    let r = run(&mut m, &bundles);
-    let mut warnings = Vec::new();
-    if r.fault.is_none() {
-        for k in 0..regs::VALIGN_COUNT {
-            let u = m.valign(k);
-            if !u.is_empty() {
-                warnings.push(lint::pending_message(k, u.len(), u.start()));
-            }
-        }
-    }
-    Ok(Exec {
-        outcome: if r.fault.is_some() {
-            Outcome::Fault
-        } else {
-            Outcome::Ok
-        },
-        fault: r.fault.map(|(i, f)| FaultReport {
-            kind: f.kind().to_string(),
-            address: f.address(),
-            message: match prog[i].line {
-                0 => f.message().to_string(),
-                line => format!("line {line}: {}", f.message()),
-            },
-            code: None,
-            instruction: Some(i),
-        }),
-        warnings,
-        regs: scen::report(&m0, &m),
-        executed: r.executed,
-    })
 }
 
 /// The q7 ISA, as the command line reaches it.

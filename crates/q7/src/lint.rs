@@ -4,11 +4,11 @@
 //! function below; every finding is built from its row.
 
 use crate::asm::Line;
-use crate::bundle::{Inst, Off};
 use crate::exec::{agu, sav_count, VALIGN_DISCONTINUITY};
+use crate::instruction::{Inst, Off};
 use crate::machine::{Machine, Misaligned};
-use crate::regs::VALIGN_COUNT;
-use crate::roster::Kind;
+use crate::tables::regs::VALIGN_COUNT;
+use crate::tables::roster::Kind;
 use xstore_core::report::{Finding, Severity};
 use xstore_core::rules::LintRule;
 use xstore_core::{Memory, NoTrace, Provenance};
@@ -291,17 +291,11 @@ fn pending_at_end(cx: &mut Cx, m: &Machine) {
         let u = m.valign(k);
         if !u.is_empty() {
             let at = cx.last_stream[k].unwrap_or(cx.prog.len().saturating_sub(1));
-            cx.push(&PENDING_AT_END, pending_message(k, u.len(), u.start()), at);
+            cx.push(
+                &PENDING_AT_END,
+                crate::machine::pending_message(k, u.len(), u.start()),
+                at,
+            );
         }
     }
-}
-
-/// The warning text for bytes left pending at the end of a program.
-pub(crate) fn pending_message(u: usize, len: usize, start: u32) -> String {
-    format!(
-        "u{u} still holds {len} pending byte{} for {start:#x}..{:#x} at the end of the program: \
-         they are never written (flush with IVP_SAPOS_FP u{u}, a)",
-        if len == 1 { "" } else { "s" },
-        start as u64 + len as u64
-    )
 }

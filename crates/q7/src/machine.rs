@@ -1,9 +1,10 @@
-//! The architectural state: the four register files ([`crate::regs`]), the
+//! The architectural state: the four register files ([`crate::tables::regs`]), the
 //! valign registers' stream state, and the execution options; registers by
 //! name. Executing bundles is in [`crate::exec`].
 
-use crate::regs::{File, Reg, AR_COUNT, VALIGN_COUNT, VBOOL_COUNT, VEC_BYTES, VEC_COUNT};
-use xstore_core::report::RegValue;
+use crate::tables::regs::{File, Reg, AR_COUNT, VALIGN_COUNT, VBOOL_COUNT, VEC_BYTES, VEC_COUNT};
+use xstore_core::report::{RegReport, RegValue};
+use xstore_core::step::{Pending, Registers};
 use xstore_core::Diagnostic;
 
 /// Bytes in a valign row (the width of a valign register).
@@ -262,4 +263,71 @@ fn wide(r: &Reg, hex: &str) -> Result<[u8; VEC_BYTES], Diagnostic> {
         Diagnostic::range(format!("{r} takes 64 bytes, not {}", b.len()))
             .expected(r.file().def().scenario)
     })
+}
+
+/// The warning text for bytes left pending at the end of a program.
+pub(crate) fn pending_message(u: usize, len: usize, start: u32) -> String {
+    format!(
+        "u{u} still holds {len} pending byte{} for {start:#x}..{:#x} at the end of the program: \
+         they are never written (flush with IVP_SAPOS_FP u{u}, a)",
+        if len == 1 { "" } else { "s" },
+        start as u64 + len as u64
+    )
+}
+
+/// The registers in the stepping layer: a snapshot is the whole state (a
+/// valign register compares by what it shows, its image and pending span).
+impl Registers for Machine {
+    type Snapshot = Machine;
+    fn snapshot(&self) -> Machine {
+        self.clone()
+    }
+    fn changed(&self, before: &Machine, out: &mut Vec<RegReport>) {
+        if self == before {
+            return;
+        }
+        for r in Reg::all() {
+            let i = r.index();
+            let differs = match r.file() {
+                File::Ar => self.a[i] != before.a[i],
+                File::Vec => self.v[i] != before.v[i],
+                File::Vbool => self.vb[i] != before.vb[i],
+                File::Valign => self.u[i].visible() != before.u[i].visible(),
+            };
+            if differs {
+                let name = r.to_string();
+                out.push(RegReport {
+                    value: self.reg(&name).expect("every register has a value"),
+                    name,
+                    changed: true,
+                });
+            }
+        }
+    }
+    fn reg_names(&self) -> Vec<String> {
+        Machine::reg_names().collect()
+    }
+    fn reg(&self, name: &str) -> Option<RegValue> {
+        Machine::reg(self, name)
+    }
+    fn set_reg(&mut self, name: &str, value: RegValue) -> Result<(), Diagnostic> {
+        Machine::set_reg(self, name, value)
+    }
+    /// Each valign register that still holds bytes of a stream.
+    fn pending(&self) -> Vec<Pending> {
+        (0..VALIGN_COUNT)
+            .filter(|&k| !self.u[k].is_empty())
+            .map(|k| {
+                let u = &self.u[k];
+                Pending {
+                    holder: Reg::new(File::Valign, k)
+                        .expect("a valign register")
+                        .to_string(),
+                    addr: u.start() as u64,
+                    len: u.len() as u64,
+                    note: pending_message(k, u.len(), u.start()),
+                }
+            })
+            .collect()
+    }
 }

@@ -2,12 +2,16 @@
 
 use crate::asm::{self, Line};
 use crate::codec;
+use crate::instruction::Bundle;
 use crate::machine::{Machine, Misaligned, Options, Valign};
-use crate::regs::{self, File, Reg, VEC_BYTES};
-use xstore_core::report::{RegReport, RegValue};
+use crate::tables::encoding;
+use crate::tables::regs::{File, Reg, VEC_BYTES};
+use xstore_core::report::Exec;
 use xstore_core::scenario::{Program, Scenario};
+use xstore_core::stream::WriteSink;
 use xstore_core::tomlval::{Fields, Item, Key};
 use xstore_core::Diagnostic;
+use xstore_core::{step, Memory};
 
 /// The top-level keys q7 owns.
 pub(crate) const KEYS: &[&str] = &["options"];
@@ -119,11 +123,11 @@ pub(crate) fn program(sc: &Scenario) -> Result<Vec<Line>, Diagnostic> {
             let mut out = Vec::with_capacity(list.len());
             for (k, b) in list.into_iter().enumerate() {
                 if b.kept().is_some() {
-                    let off = k * codec::BUNDLE_BYTES;
+                    let off = k * encoding::BUNDLE_BYTES;
                     return Err(Diagnostic::unsupported(format!(
                         "program_hex: the {}-byte bundle at byte {off} has no known encoding, so \
                          it cannot be executed",
-                        codec::BUNDLE_BYTES
+                        encoding::BUNDLE_BYTES
                     ))
                     .at_byte(off as u64, None)
                     .hint("write the program as assembly text (`program`)"));
@@ -135,38 +139,23 @@ pub(crate) fn program(sc: &Scenario) -> Result<Vec<Line>, Diagnostic> {
     }
 }
 
-/// Every register, with its `changed` flag.
-pub(crate) fn report(before: &Machine, after: &Machine) -> Vec<RegReport> {
-    reports(before, after, false)
-}
-
-/// The registers that differ between `before` and `after` (one
-/// instruction's changes), each with `changed` set.
-pub(crate) fn changed(before: &Machine, after: &Machine) -> Vec<RegReport> {
-    reports(before, after, true)
-}
-
-/// Every register, or only the changed ones (whose values alone are built).
-fn reports(before: &Machine, after: &Machine, only_changed: bool) -> Vec<RegReport> {
-    regs::Reg::all()
-        .filter_map(|r| {
-            let i = r.index();
-            let changed = match r.file() {
-                File::Ar => after.ar(i) != before.ar(i),
-                File::Vec => after.vec(i) != before.vec(i),
-                File::Vbool => after.vbool(i) != before.vbool(i),
-                File::Valign => after.valign(i).visible() != before.valign(i).visible(),
-            };
-            if only_changed && !changed {
-                return None;
-            }
-            let name = r.to_string();
-            let value: RegValue = after.reg(&name).expect("every register has a value");
-            Some(RegReport {
-                name,
-                value,
-                changed,
-            })
-        })
-        .collect()
+/// Run a scenario's program against `mem` (`Isa::execute`): its bundles on
+/// the machine holding the scenario's registers, through the stepping layer.
+/// A fault's message names its bundle's line in the file.
+pub(crate) fn execute(
+    sc: &Scenario,
+    mem: &mut Memory,
+    sink: &mut dyn WriteSink,
+) -> Result<Exec, Diagnostic> {
+    let m0 = machine(sc).map_err(|d| d.in_file(&sc.file))?;
+    let prog = program(sc).map_err(|d| d.in_file(&sc.file))?;
+    let bundles: Vec<Bundle> = prog.iter().map(|l| l.bundle).collect();
+    let mut m = m0.clone();
+    let ran = step::run_into(&mut m, &bundles[..], mem, sink);
+    let label = |i: usize| match prog[i].line {
+        0 => None,
+        line => Some(format!("line {line}")),
+    };
+    step::exec_report(&m, &m0, ran, &label)
+        .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&sc.file))
 }

@@ -1,15 +1,15 @@
 //! Every assembler rejection, with its rule and line:col; the accepted spellings.
 
-use xstore_q7::asm::{self, Line};
 use xstore_q7::isa;
+use xstore_q7::{assemble_lines, Line};
 
 /// Parse through `execute`-free path: the assembler's parser.
 fn err(text: &str) -> String {
-    asm::parse(text).unwrap_err().to_string()
+    assemble_lines(text).unwrap_err().to_string()
 }
 
 fn ok(text: &str) -> Vec<Line> {
-    asm::parse(text).unwrap_or_else(|d| panic!("{text}: {d}"))
+    assemble_lines(text).unwrap_or_else(|d| panic!("{text}: {d}"))
 }
 
 #[test]
@@ -338,7 +338,7 @@ fn spellings_case_and_mask_position() {
 
 #[test]
 fn parse_print_round_trip_over_the_roster() {
-    for op in xstore_q7::roster::roster() {
+    for op in xstore_q7::tables::roster::roster() {
         let ops = match op.sig.text().as_str() {
             "v, a, imm" => "v3, a2, 0",
             "v, a, a" => "v3, a2, a5",
@@ -369,7 +369,7 @@ fn scenario_program_errors_point_into_the_file() {
     .unwrap();
     let mut mem = xstore_core::isa::build_memory(isa(), &sc, 1 << 20).unwrap();
     let e = isa()
-        .execute(&sc, &mut mem, &mut Default::default())
+        .execute(&sc, &mut mem, &mut xstore_core::VecTrace::default())
         .unwrap_err();
     assert!(
         e.to_string()
@@ -385,7 +385,7 @@ fn scenario_program_errors_point_into_the_file() {
     })
     .unwrap();
     let e = isa()
-        .execute(&sc, &mut mem, &mut Default::default())
+        .execute(&sc, &mut mem, &mut xstore_core::VecTrace::default())
         .unwrap_err();
     assert!(
         e.to_string()

@@ -1,8 +1,8 @@
 //! The public bundle bytes (docs/q7.md, "The codec") both ways, the field table, unknown bundles.
 
 use xstore_core::hex;
-use xstore_q7::codec::{self, SV2NX8_IP_FIELDS};
 use xstore_q7::isa;
+use xstore_q7::tables::encoding::{self, SV2NX8_IP_FIELDS};
 
 const TABLE: &[(&str, &str)] = &[
     ("IVP_SV2NX8_IP v0, a3, 0", "0f 03 04 9c 94 5e 9c 02"),
@@ -80,7 +80,7 @@ fn fields_cover_every_bit_once() {
 #[test]
 fn unknown_bundles_keep_their_bytes() {
     let b = hex::decode("0f03049c945e9c03").unwrap();
-    let d = codec::decode_one(&b).unwrap();
+    let d = xstore_q7::decode_one(&b).unwrap();
     assert_eq!(d.kept().map(|k| k.to_vec()), Some(b.clone()));
     assert_eq!(d.encode().unwrap().to_vec(), b);
     let text = isa().disasm(&b).unwrap();
@@ -90,7 +90,7 @@ fn unknown_bundles_keep_their_bytes() {
     assert_eq!(isa().asm(&text[0]).unwrap(), vec![b.clone()]);
     // imm4 = 8 (-512) is never produced by the assembler: kept as bytes.
     let b8 = hex::decode("8f03049c945e9c02").unwrap();
-    assert!(codec::decode_one(&b8).unwrap().kept().is_some());
+    assert!(xstore_q7::decode_one(&b8).unwrap().kept().is_some());
     assert!(isa().disasm(&b8).unwrap()[0].contains("imm4 = -8"));
     let v = isa().validate(&b8).unwrap();
     assert_eq!(
@@ -99,7 +99,7 @@ fn unknown_bundles_keep_their_bytes() {
     );
     // byte3 bit 0 set: not the template either.
     let b2 = hex::decode("0f03049d945e9c02").unwrap();
-    assert!(codec::decode_one(&b2).unwrap().kept().is_some());
+    assert!(xstore_q7::decode_one(&b2).unwrap().kept().is_some());
     let v = isa().validate(&b).unwrap();
     assert!(!v.valid);
     // The bundle's slots and immediate are not public: those checks are
@@ -408,7 +408,7 @@ fn asm_and_disasm_round_trip_through_dot_byte() {
         for _ in 0..n {
             let mut w = if k % 2 == 0 {
                 // Near the template, so that some bundles decode as IVP_SV2NX8_IP.
-                let mut t = codec::SV2NX8_IP_TEMPLATE;
+                let mut t = encoding::SV2NX8_IP_TEMPLATE;
                 t[0] |= (x.next_u64() as u8) & 0xf0;
                 t[1] = x.next_u64() as u8;
                 t[(x.next_u64() % 8) as usize] ^= (x.next_u64() % 2) as u8;

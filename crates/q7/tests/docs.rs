@@ -11,19 +11,19 @@ fn generated_section_matches_the_tables() {
 #[test]
 fn tables_mention_every_mnemonic_and_alias() {
     let t = xstore_q7::doc_tables();
-    for op in xstore_q7::roster::roster() {
+    for op in xstore_q7::tables::roster::roster() {
         assert!(t.contains(&format!("| {} |", op.name)), "{}", op.name);
     }
-    for a in xstore_q7::roster::ALIASES {
+    for a in xstore_q7::tables::roster::ALIASES {
         assert!(t.contains(a.alias), "{}", a.alias);
     }
-    for l in &xstore_q7::lint::LINTS {
+    for l in &xstore_q7::LINTS {
         assert!(t.contains(l.rule.name), "{}", l.rule.name);
     }
-    for r in &xstore_q7::rules::ASM_RULES {
+    for r in &xstore_q7::tables::rules::ASM_RULES {
         assert!(t.contains(&format!("| `{}` |", r.name)), "{}", r.name);
     }
-    for c in &xstore_q7::rules::CHECKS {
+    for c in &xstore_q7::tables::rules::CHECKS {
         assert!(
             t.contains(&format!("| `{}` |", c.def.name)),
             "{}",
@@ -130,7 +130,7 @@ fn the_register_report_is_described_as_it_is() {
 #[test]
 fn the_grammar_names_the_register_files_of_the_table() {
     let doc = doc();
-    let files: Vec<String> = xstore_q7::regs::FILES
+    let files: Vec<String> = xstore_q7::tables::regs::FILES
         .iter()
         .map(|f| format!("'{}'0..{}", f.prefix, f.count - 1))
         .collect();

@@ -5,7 +5,7 @@ mod common;
 
 use proptest::prelude::*;
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace};
-use xstore_q7::roster::{Conv, Kind, Operand};
+use xstore_q7::tables::roster::{Conv, Kind, Operand};
 use xstore_q7::{Bundle, Machine, Misaligned, Options};
 
 fn prog(text: &str) -> Vec<Bundle> {
@@ -61,13 +61,14 @@ fn stream_case(sa: &str, sav: &str, vb: usize, p0: u32, k: usize, count: i64, se
     m.set_ar(6, count as u32);
     let mut mem = memory();
     let mut trace = VecTrace::default();
-    let fault = m.run(&p, &mut mem, &mut trace).fault;
+    let fault = m.run(&p, &mut mem, &mut trace).into_fault();
     assert!(fault.is_none(), "{fault:?}");
     // The reference: the store images back to back, copied at p0.
     let clamp = count.clamp(0, vb as i64) as usize;
     let mut want = vec![FILL; SIZE as usize];
     let mut src = Vec::new();
-    let conv = xstore_q7::roster::roster()[xstore_q7::roster::find(sa).unwrap()].conv();
+    let conv =
+        xstore_q7::tables::roster::roster()[xstore_q7::tables::roster::find(sa).unwrap()].conv();
     for i in 0..=k {
         let mut img = [0u8; 64];
         let n = image(conv, m.vec(i), &mut img);
@@ -88,7 +89,7 @@ fn stream_case(sa: &str, sav: &str, vb: usize, p0: u32, k: usize, count: i64, se
         .events
         .iter()
         .map(|e| match e {
-            xstore_core::mem::TraceEvent::Write { bytes, .. } => bytes.len(),
+            xstore_core::TraceEvent::Write { bytes, .. } => bytes.len(),
             _ => 0,
         })
         .sum();
@@ -161,16 +162,16 @@ fn a_stream_leaves_its_tail_pending_without_the_flush() {
     let p2 = prog("IVP_SA2NX8_IP v2, u0, a3");
     m.set_ar(3, LO as u32 + 0x200);
     let before_m = m.clone();
-    let (_, f) = m.run(&p2, &mut mem, &mut NoTrace).fault.unwrap();
+    let (_, f) = m.run(&p2, &mut mem, &mut NoTrace).into_fault().unwrap();
     assert_eq!(f.kind(), "valign_discontinuity");
-    assert_eq!(f.cause(), xstore_q7::FaultKind::ValignDiscontinuity);
+    assert_eq!(f.fault_kind(), xstore_q7::FaultKind::ValignDiscontinuity);
     assert_eq!(f.address(), Some(LO + 0x200));
     assert_eq!(m, before_m);
     assert_eq!(dump(&mem), before.1);
     // A zero-count sav does not fault even at another address.
     let p3 = prog("IVP_SAV2NX8_XP v2, u0, a3, a4");
     m.set_ar(4, 0);
-    assert!(m.run(&p3, &mut mem, &mut NoTrace).fault.is_none());
+    assert!(m.run(&p3, &mut mem, &mut NoTrace).into_fault().is_none());
     // sapos_fpxp flushes, then adds a2.
     let p4 = prog("IVP_SAPOS_FPXP u0, a3, a7");
     m.set_ar(7, 0x40);
@@ -187,7 +188,7 @@ fn salign_spills_the_register() {
     m.set_ar(2, LO as u32 + 0x10a);
     m.set_ar(3, LO as u32 + 0x200);
     let mut mem = memory();
-    assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+    assert!(m.run(&p, &mut mem, &mut NoTrace).into_fault().is_none());
     assert_eq!(m.ar(3), LO as u32 + 0x240);
     let d = dump(&mem);
     assert_eq!(&d[0x200..0x240], &m.valign(1).image()[..]);
@@ -351,7 +352,7 @@ proptest! {
         m.set_ar(4, 2 * vb as u32);
         m.set_vbool(3, mask);
         let mut mem = memory();
-        prop_assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+        prop_assert!(m.run(&p, &mut mem, &mut NoTrace).into_fault().is_none());
         prop_assert_eq!(m.ar(2), post);
         let mut img = [0u8; 64];
         image(conv, m.vec(5), &mut img);
@@ -377,7 +378,7 @@ fn agu_modes_and_32_bit_wrap() {
     m.set_ar(2, 0xffff_ffc0);
     m.set_ar(3, 0x80);
     m.set_ar(4, 0x40);
-    assert!(m.run(&p, &mut big, &mut NoTrace).fault.is_none());
+    assert!(m.run(&p, &mut big, &mut NoTrace).into_fault().is_none());
     // xp: store at 0xffffffc0, a2 wraps to 0x40; x: store at 0x80; ip: store at 0x40,
     // a2 = 0; i: store at 0x1c0.
     assert_eq!(m.ar(2), 0);
@@ -401,7 +402,7 @@ fn misaligned_policy() {
     m.set_ar(4, LO as u32 + 0x1c3);
     m.set_vbool(1, 0x1122_3344);
     let mut mem = memory();
-    assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+    assert!(m.run(&p, &mut mem, &mut NoTrace).into_fault().is_none());
     let d = dump(&mem);
     assert_eq!(&d[0x100..0x140], &m.vec(0)[..]);
     assert_eq!(&d[0x180..0x182], &m.vec(0)[..2]);
@@ -410,19 +411,22 @@ fn misaligned_policy() {
     let mut m2 = m.clone();
     m2.set_options(strict());
     let r = m2.run(&p, &mut mem, &mut NoTrace);
-    let (i, f) = r.fault.unwrap();
+    let (i, f) = r.fault().unwrap();
     assert_eq!(
         (r.executed, i, f.kind(), f.address()),
         (0, 0, "misaligned", Some(LO + 0x105))
     );
-    assert_eq!(f.cause(), xstore_q7::FaultKind::Misaligned { align: 64 });
+    assert_eq!(
+        f.fault_kind(),
+        xstore_q7::FaultKind::Misaligned { align: 64 }
+    );
     assert_eq!(dump(&mem), vec![FILL; SIZE as usize]);
 }
 
 /// One op whose footprint may cross the edge of the mapped region, after `pre`
 /// stream stores: when it faults, memory and registers are exactly as before.
 fn fault_case(which: usize, pre: usize, below: bool, off: u32, strict_policy: bool) -> bool {
-    let op = &xstore_q7::roster::roster()[which];
+    let op = &xstore_q7::tables::roster::roster()[which];
     // A `sav` count of 64 (a6); every other AR operand 0 (a5).
     let last = common::text(op, |o| match o {
         Operand::Src => "v3".into(),
@@ -471,7 +475,7 @@ fn fault_case(which: usize, pre: usize, below: bool, off: u32, strict_policy: bo
             assert!(trace
                 .events
                 .iter()
-                .all(|e| matches!(e, xstore_core::mem::TraceEvent::Fault(_))));
+                .all(|e| matches!(e, xstore_core::TraceEvent::Fault(_))));
             true
         }
         Ok(()) => false,
@@ -499,37 +503,6 @@ fn a_faulting_bundle_changes_nothing() {
 }
 
 #[test]
-fn the_bench_programs_write_what_their_baseline_copies() {
-    for (prog, start) in [
-        (xstore_q7::bench::aligned_program(), 0x0010_0000u32),
-        (xstore_q7::bench::unaligned_program(), 0x0010_0003),
-    ] {
-        let mut m = filled_machine(77);
-        m.set_ar(3, start);
-        m.set_ar(4, 64);
-        m.set_ar(5, 64);
-        let mut mem = Memory::new(xstore_q7::PROFILES[0].map());
-        let r = m.run(&prog, &mut mem, &mut NoTrace);
-        assert!(r.fault.is_none());
-        assert_eq!(r.executed, prog.len());
-        let span = xstore_q7::bench::SPAN;
-        assert_eq!(m.ar(3), start + span as u32);
-        let mut got = vec![0u8; span + 2];
-        mem.read(start as u64 - 1, &mut got).unwrap();
-        assert_eq!(got[0], 0, "the byte before the span is untouched");
-        assert_eq!(got[span + 1], 0, "the byte after the span is untouched");
-        for i in 0..span / 64 {
-            assert_eq!(
-                &got[1 + i * 64..1 + (i + 1) * 64],
-                &m.vec(i % 32)[..],
-                "chunk {i}"
-            );
-        }
-        assert!(m.valign(0).is_empty());
-    }
-}
-
-#[test]
 fn a_bundle_holds_one_store_and_its_zaligns() {
     let p = prog("{ IVP_ZALIGN u3 ; IVP_SA2NX8_IP v0, u0, a2 ; IVP_ZALIGN u1 ; nop }");
     assert_eq!(p[0].store().unwrap().op().name, "IVP_SA2NX8_IP");
@@ -544,7 +517,7 @@ fn a_bundle_holds_one_store_and_its_zaligns() {
     m.set_valign(1, xstore_q7::Valign::with_image([9; 64]));
     m.set_ar(2, LO as u32 + 0x100);
     let mut mem = memory();
-    assert!(m.run(&p, &mut mem, &mut NoTrace).fault.is_none());
+    assert!(m.run(&p, &mut mem, &mut NoTrace).into_fault().is_none());
     assert!(m.valign(1).cleared() && m.valign(3).cleared() && !m.valign(0).cleared());
     assert_eq!(m.valign(1).image(), &[0; 64]);
     assert_eq!(&dump(&mem)[0x100..0x140], &m.vec(0)[..]);

@@ -4,7 +4,7 @@
 use xstore_core::report::Explanation;
 use xstore_core::Provenance;
 use xstore_q7::isa;
-use xstore_q7::roster::{self, ALIASES, MINUS_448, MISALIGNED};
+use xstore_q7::tables::roster::{self, ALIASES, MINUS_448, MISALIGNED};
 
 fn explain(name: &str) -> Explanation {
     isa().explain(name).unwrap().remove(0)

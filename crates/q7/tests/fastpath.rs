@@ -13,9 +13,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use xstore_core::bench::XorShift;
-use xstore_core::mem::TraceEvent;
+use xstore_core::step::Stop;
+use xstore_core::TraceEvent;
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace};
-use xstore_q7::roster::{self, Conv, Kind, Operand};
+use xstore_q7::tables::roster::{self, Conv, Kind, Operand};
 use xstore_q7::{Bundle, Machine, Misaligned, Options, RunOutcome, Valign};
 
 const LO: u64 = 0x1_0000;
@@ -209,14 +210,15 @@ fn run_direct(
         if let Err(f) = r {
             let out = RunOutcome {
                 executed: i,
-                fault: Some((i, f)),
+                stop: Some((i, Stop::Fault(f))),
+                ..RunOutcome::default()
             };
             return (out, trace.events);
         }
     }
     let out = RunOutcome {
         executed: prog.len(),
-        fault: None,
+        ..RunOutcome::default()
     };
     (out, trace.events)
 }
@@ -268,7 +270,7 @@ fn the_direct_commit_equals_the_staged_commit_on_random_programs() {
             .iter()
             .filter(|e| matches!(e, TraceEvent::Write { .. }))
             .count();
-        if let Some((_, f)) = r1.fault {
+        if let Some((_, f)) = r1.fault() {
             faults += 1;
             kinds.insert(f.kind());
         }

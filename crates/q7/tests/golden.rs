@@ -7,8 +7,8 @@ mod common;
 
 use std::path::PathBuf;
 use xstore_core::hex;
-use xstore_q7::roster;
-use xstore_q7::rules::{CHECK_IMM, CHECK_KNOWN, CHECK_LENGTH, ENCODING_KNOWN};
+use xstore_q7::tables::roster;
+use xstore_q7::tables::rules::{CHECK_IMM, CHECK_KNOWN, CHECK_LENGTH, ENCODING_KNOWN};
 use xstore_q7::{isa, Bundle};
 
 const HEADER: &str = "\
@@ -211,7 +211,7 @@ fn the_golden_vectors_hold_both_ways() {
             op.name
         );
     }
-    for r in &xstore_q7::rules::ASM_RULES {
+    for r in &xstore_q7::tables::rules::ASM_RULES {
         assert!(
             got.contains(&format!("invalid: {}", r.name)),
             "no line breaks {}",

@@ -40,7 +40,7 @@ proptest! {
     #[test]
     fn text_never_panics(parts in proptest::collection::vec(token(), 0..24)) {
         let text: String = parts.concat();
-        let _ = xstore_q7::asm::parse(&text);
+        let _ = xstore_q7::assemble_lines(&text);
         let _ = isa().asm(&text);
         let _ = isa().explain(&text);
     }

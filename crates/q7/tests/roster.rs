@@ -1,6 +1,6 @@
 //! The roster table itself: counts, family sizes, placements, selectors, aliases.
 
-use xstore_q7::roster::{self, Format, Group, Kind, Mode, ALIASES, SELECTORS};
+use xstore_q7::tables::roster::{self, Format, Group, Kind, Mode, ALIASES, SELECTORS};
 
 #[test]
 fn ninety_two_mnemonics_in_four_groups() {

@@ -4,18 +4,6 @@
 
 const $ = (id) => document.getElementById(id);
 
-// An instruction of each ISA, shown when its ISA is picked and the input is
-// one of these (or empty).
-const SAMPLES = {
-  neuron: {
-    asm: "tensor_store.u16 [0x1000], num_elem=(4,2), step_elem=(1,8), imm=(1,2,3,4,5,6,7,8)",
-  },
-  pto: {
-    asm: "BSTART.TSTORE U8\nB.DIM LB0, 64\nB.DIM LB1, 8\nB.DIM LB2, 64\nB.IOR a0, a1\nB.IOT T1, mask=1111, last\nBSTOP",
-  },
-  q7: { asm: "{ IVP_SV2NX8_IP v0, a3, 64 ; nop }" },
-};
-
 /** POST or GET a JSON endpoint; resolves to {ok, status, body}. */
 async function api(path, body) {
   const init = body === undefined
@@ -271,9 +259,11 @@ function isaChanged() {
   const info = isas.find((i) => i.name === isa);
   $("isa-summary").textContent = info ? info.summary : "";
   const input = $("input");
-  const samples = Object.values(SAMPLES).map((s) => s.asm);
+  // Each ISA's sample instruction (from /api/isas), shown when its ISA is
+  // picked and the input is empty or another ISA's sample.
+  const samples = isas.map((i) => i.sample);
   if (mode() === "asm" && (input.value.trim() === "" || samples.includes(input.value))) {
-    input.value = SAMPLES[isa] ? SAMPLES[isa].asm : "";
+    input.value = info ? info.sample : "";
   }
   inspect();
 }

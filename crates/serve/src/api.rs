@@ -2,17 +2,18 @@
 //! library whose answer is serialized as the command line's `--json` prints
 //! it, and whose error is the command line's diagnostic.
 
-use crate::{Registry, BODY_LIMIT};
+use crate::BODY_LIMIT;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use xstore_core::isa::Isa;
 use xstore_core::mem::DEFAULT_CAP;
+use xstore_core::report::{ErrorReport, LintReport};
 use xstore_core::{hex, DiagKind, Diagnostic};
 
 /// An answer that is not a success: an HTTP status and the diagnostic that
@@ -73,7 +74,10 @@ impl From<JsonRejection> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "error": self.diag, "rendered": self.diag.to_string() });
+        let body = ErrorReport {
+            error: &self.diag,
+            rendered: Some(self.diag.to_string()),
+        };
         (self.status, Json(body)).into_response()
     }
 }
@@ -81,7 +85,7 @@ impl IntoResponse for ApiError {
 type Answer = Result<Json<Value>, ApiError>;
 
 /// The routes under `/api/`.
-pub(crate) fn routes(reg: Registry) -> Router {
+pub(crate) fn routes() -> Router {
     Router::new()
         .route("/api/isas", get(isas))
         .route("/api/examples", get(examples))
@@ -97,7 +101,6 @@ pub(crate) fn routes(reg: Registry) -> Router {
         .route("/api/lint", post(lint))
         .fallback(unknown)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(reg)
 }
 
 /// Run a library call off the server's thread (a long scenario must not stall
@@ -113,14 +116,8 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
-fn find_isa(reg: &Registry, name: &str) -> Result<&'static dyn Isa, ApiError> {
-    reg.find(name).ok_or_else(|| {
-        let names: Vec<&str> = reg.isas().iter().map(|i| i.name()).collect();
-        ApiError::not_found(
-            Diagnostic::range(format!("unknown isa `{name}`"))
-                .expected(format!("one of: {}", names.join(", "))),
-        )
-    })
+fn find_isa(name: &str) -> Result<&'static dyn Isa, ApiError> {
+    xstore_isas::lookup(name).map_err(ApiError::not_found)
 }
 
 /// The input's name in diagnostics (`<input>` unless the request names it).
@@ -172,38 +169,46 @@ struct MapReq {
 
 /// The scenario's trace, run as `xstore run --report` runs it (the command
 /// line's default memory cap).
-fn trace_of(reg: &Registry, text: &str, name: &str) -> Result<xstore_viz::Trace, Diagnostic> {
-    let (sc, isa) = xstore_core::isa::load_scenario(reg.isas(), text, name)?;
+fn trace_of(text: &str, name: &str) -> Result<xstore_viz::Trace, Diagnostic> {
+    let (sc, isa) = xstore_core::isa::load_scenario(xstore_isas::all(), text, name)?;
     xstore_viz::trace(isa, &sc, DEFAULT_CAP)
 }
 
-/// Hex text → bytes, as the command line reads hex text: an empty input is an
-/// error.
-fn bytes_of(hex_text: &str, name: &str) -> Result<Vec<u8>, Diagnostic> {
-    let bytes = hex::decode(hex_text).map_err(|d| d.in_file(name))?;
-    if bytes.is_empty() {
-        return Err(Diagnostic::syntax("no bytes given")
-            .in_file(name)
-            .hint("the hex text holds no digits"));
-    }
-    Ok(bytes)
+/// One ISA as `/api/isas` lists it.
+#[derive(Serialize)]
+struct IsaRow {
+    name: &'static str,
+    profiles: Vec<&'static str>,
+    sample: &'static str,
+    summary: &'static str,
+    unit: &'static str,
 }
 
-async fn isas(State(reg): State<Registry>) -> Json<Value> {
-    let rows: Vec<Value> = reg
-        .isas()
+/// `/api/isas`.
+#[derive(Serialize)]
+struct IsaList {
+    isas: Vec<IsaRow>,
+}
+
+async fn isas() -> Json<IsaList> {
+    let isas = xstore_isas::all()
         .iter()
         .map(|i| {
-            let profiles: Vec<&str> = i.profiles().iter().map(|p| p.name).collect();
-            json!({ "name": i.name(), "summary": i.summary(), "profiles": profiles })
+            let info = i.info();
+            IsaRow {
+                name: info.name,
+                profiles: info.profiles.iter().map(|p| p.name).collect(),
+                sample: info.sample,
+                summary: info.summary,
+                unit: info.unit,
+            }
         })
         .collect();
-    Json(json!({ "isas": rows }))
+    Json(IsaList { isas })
 }
 
-async fn examples(State(reg): State<Registry>) -> Json<Value> {
-    let rows: Vec<Value> = reg
-        .isas()
+async fn examples() -> Json<Value> {
+    let rows: Vec<Value> = xstore_isas::all()
         .iter()
         .flat_map(|i| {
             i.examples()
@@ -214,9 +219,8 @@ async fn examples(State(reg): State<Registry>) -> Json<Value> {
     Json(json!({ "examples": rows }))
 }
 
-async fn example(State(reg): State<Registry>, Path(path): Path<String>) -> Response {
-    let found = reg
-        .isas()
+async fn example(Path(path): Path<String>) -> Response {
+    let found = xstore_isas::all()
         .iter()
         .flat_map(|i| i.examples().iter())
         .find(|e| e.path == path);
@@ -234,12 +238,8 @@ async fn example(State(reg): State<Registry>, Path(path): Path<String>) -> Respo
     }
 }
 
-async fn asm(
-    State(reg): State<Registry>,
-    Path(isa): Path<String>,
-    body: Result<Json<TextReq>, JsonRejection>,
-) -> Answer {
-    let isa = find_isa(&reg, &isa)?;
+async fn asm(Path(isa): Path<String>, body: Result<Json<TextReq>, JsonRejection>) -> Answer {
+    let isa = find_isa(&isa)?;
     let Json(req) = body?;
     blocking(move || {
         let name = input_name(&req.name);
@@ -250,54 +250,35 @@ async fn asm(
     .await
 }
 
-async fn disasm(
-    State(reg): State<Registry>,
-    Path(isa): Path<String>,
-    body: Result<Json<HexReq>, JsonRejection>,
-) -> Answer {
-    let isa = find_isa(&reg, &isa)?;
+async fn disasm(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+    let isa = find_isa(&isa)?;
     let Json(req) = body?;
     blocking(move || {
         let name = input_name(&req.name);
-        let bytes = bytes_of(&req.hex, &name)?;
+        let bytes = hex::decode_input(&req.hex, &name)?;
         let text = isa.disasm(&bytes).map_err(|d| d.in_file(&name))?;
         Ok(Json(json!({ "text": text })))
     })
     .await
 }
 
-async fn explain(
-    State(reg): State<Registry>,
-    Path(isa): Path<String>,
-    body: Result<Json<HexReq>, JsonRejection>,
-) -> Answer {
-    let isa = find_isa(&reg, &isa)?;
+async fn explain(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+    let isa = find_isa(&isa)?;
     let Json(req) = body?;
     blocking(move || {
         let name = input_name(&req.name);
-        let arg = req.hex.trim();
-        if arg.is_empty() {
-            return Err(Diagnostic::syntax("nothing to explain")
-                .in_file(&name)
-                .hint("pass the instruction's hex bytes")
-                .into());
-        }
-        let ex = isa.explain(arg).map_err(|d| d.in_file(&name))?;
+        let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
         Ok(Json(json!(ex)))
     })
     .await
 }
 
-async fn validate(
-    State(reg): State<Registry>,
-    Path(isa): Path<String>,
-    body: Result<Json<HexReq>, JsonRejection>,
-) -> Answer {
-    let isa = find_isa(&reg, &isa)?;
+async fn validate(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+    let isa = find_isa(&isa)?;
     let Json(req) = body?;
     blocking(move || {
         let name = input_name(&req.name);
-        let bytes = bytes_of(&req.hex, &name)?;
+        let bytes = hex::decode_input(&req.hex, &name)?;
         let v = isa.validate(&bytes).map_err(|d| d.in_file(&name))?;
         Ok(Json(json!(v)))
     })
@@ -308,28 +289,20 @@ async fn validate(
 /// (as `explain --format wavedrom` prints it) and that diagram drawn as SVG
 /// (as `explain --format svg` draws one), `null` for an explanation without
 /// bits to draw.
-async fn diagram(
-    State(reg): State<Registry>,
-    Path(isa): Path<String>,
-    body: Result<Json<HexReq>, JsonRejection>,
-) -> Answer {
-    let isa = find_isa(&reg, &isa)?;
+async fn diagram(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+    let isa = find_isa(&isa)?;
     let Json(req) = body?;
     blocking(move || {
         let name = input_name(&req.name);
-        bytes_of(&req.hex, &name)?;
-        let ex = isa.explain(req.hex.trim()).map_err(|d| d.in_file(&name))?;
-        let (mut waves, mut svgs) = (Vec::new(), Vec::new());
-        for e in &ex {
-            if xstore_viz::wave::diagram_bits(e) == 0 {
-                waves.push(Value::Null);
-                svgs.push(Value::Null);
-            } else {
-                let w = xstore_viz::wavejson(e);
-                svgs.push(Value::String(xstore_viz::reg_svg(&w)));
-                waves.push(w);
-            }
-        }
+        hex::decode_input(&req.hex, &name)?;
+        let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
+        let ex = xstore_viz::wave::drawable(isa, ex).map_err(|d| d.in_file(&name))?;
+        let diagrams: Vec<xstore_viz::Diagram> = ex.iter().map(xstore_viz::diagram).collect();
+        let waves: Vec<Value> = diagrams.iter().map(|d| d.to_wavejson()).collect();
+        let svgs: Vec<Value> = diagrams
+            .iter()
+            .map(|d| Value::String(xstore_viz::svg(std::slice::from_ref(d))))
+            .collect();
         Ok(Json(json!({ "wavedrom": waves, "svg": svgs })))
     })
     .await
@@ -337,13 +310,10 @@ async fn diagram(
 
 /// Run a scenario: its trace (what `run --report` draws) and the memory map
 /// after the run.
-async fn run(
-    State(reg): State<Registry>,
-    body: Result<Json<ScenarioReq>, JsonRejection>,
-) -> Answer {
+async fn run(body: Result<Json<ScenarioReq>, JsonRejection>) -> Answer {
     let Json(req) = body?;
     blocking(move || {
-        let t = trace_of(&reg, &req.scenario, &input_name(&req.name))?;
+        let t = trace_of(&req.scenario, &input_name(&req.name))?;
         let map = xstore_viz::memory_map_svg(&t, None);
         Ok(Json(json!({ "trace": t, "map": map })))
     })
@@ -352,10 +322,10 @@ async fn run(
 
 /// The memory map after one instruction of a scenario's run (the scenario is
 /// run again: execution is deterministic).
-async fn map(State(reg): State<Registry>, body: Result<Json<MapReq>, JsonRejection>) -> Answer {
+async fn map(body: Result<Json<MapReq>, JsonRejection>) -> Answer {
     let Json(req) = body?;
     blocking(move || {
-        let t = trace_of(&reg, &req.scenario, &input_name(&req.name))?;
+        let t = trace_of(&req.scenario, &input_name(&req.name))?;
         if let Some(k) = req.step {
             if k >= t.steps.len() {
                 return Err(Diagnostic::range(format!(
@@ -377,31 +347,23 @@ async fn map(State(reg): State<Registry>, body: Result<Json<MapReq>, JsonRejecti
 }
 
 /// The HTML report of a scenario's run, as `xstore run --report` writes it.
-async fn report(
-    State(reg): State<Registry>,
-    body: Result<Json<ScenarioReq>, JsonRejection>,
-) -> Result<Response, ApiError> {
+async fn report(body: Result<Json<ScenarioReq>, JsonRejection>) -> Result<Response, ApiError> {
     let Json(req) = body?;
     blocking(move || {
-        let t = trace_of(&reg, &req.scenario, &input_name(&req.name))?;
+        let t = trace_of(&req.scenario, &input_name(&req.name))?;
         let html = xstore_viz::report_html(&t);
         Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
     })
     .await
 }
 
-async fn lint(
-    State(reg): State<Registry>,
-    body: Result<Json<ScenarioReq>, JsonRejection>,
-) -> Answer {
+async fn lint(body: Result<Json<ScenarioReq>, JsonRejection>) -> Answer {
     let Json(req) = body?;
     blocking(move || {
         let name = input_name(&req.name);
-        let (sc, isa) = xstore_core::isa::load_scenario(reg.isas(), &req.scenario, &name)?;
+        let (sc, isa) = xstore_core::isa::load_scenario(xstore_isas::all(), &req.scenario, &name)?;
         let mem = xstore_core::isa::build_memory(isa, &sc, DEFAULT_CAP)?;
-        let findings = isa.lint(&sc, &mem)?;
-        let warnings = xstore_core::report::warning_count(&findings);
-        Ok(Json(json!({ "findings": findings, "warnings": warnings })))
+        Ok(Json(json!(LintReport::new(isa.lint(&sc, &mem)?))))
     })
     .await
 }

@@ -13,9 +13,10 @@
 //! command line prints on stderr. A request body larger than [`BODY_LIMIT`]
 //! is refused with `413`. The endpoints are listed in `docs/serve.md`.
 //!
+//! The ISAs it offers are the registry's ([`xstore_isas::all`]).
+//!
 //! ```no_run
-//! # fn isas() -> Vec<&'static dyn xstore_core::isa::Isa> { Vec::new() }
-//! xstore_serve::serve(0, isas(), |url| eprintln!("{url}")).unwrap();
+//! xstore_serve::serve(0, |url| eprintln!("{url}")).unwrap();
 //! ```
 
 #![deny(missing_docs)]
@@ -26,8 +27,6 @@ mod assets;
 
 use axum::Router;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
-use xstore_core::isa::Isa;
 
 /// The largest request body the API reads, in bytes (1 MiB); a larger body
 /// is answered `413 Payload Too Large` before any of it is parsed.
@@ -36,51 +35,23 @@ pub const BODY_LIMIT: usize = 1 << 20;
 /// The port `xstore serve` listens on when none is given.
 pub const DEFAULT_PORT: u16 = 7878;
 
-/// The ISAs the explorer offers, in the order its menu lists them.
-#[derive(Clone)]
-pub(crate) struct Registry {
-    isas: Arc<[&'static dyn Isa]>,
-}
-
-impl Registry {
-    /// A registry of these ISAs (their names must differ).
-    pub(crate) fn new(isas: impl IntoIterator<Item = &'static dyn Isa>) -> Self {
-        Registry {
-            isas: isas.into_iter().collect(),
-        }
-    }
-    /// Every ISA, in order.
-    pub(crate) fn isas(&self) -> &[&'static dyn Isa] {
-        &self.isas
-    }
-    /// The ISA named `name`.
-    pub(crate) fn find(&self, name: &str) -> Option<&'static dyn Isa> {
-        self.isas.iter().copied().find(|i| i.name() == name)
-    }
-}
-
 /// The explorer's routes: the page and its assets at `/`, the JSON API under
 /// `/api/`.
 ///
 /// A request whose `Host` names anything but this machine's loopback
 /// (`127.0.0.1`, `localhost`, `[::1]`, any port) is refused with `403`: a page
 /// elsewhere that rebinds its own name to 127.0.0.1 cannot reach the API.
-pub fn router(isas: impl IntoIterator<Item = &'static dyn Isa>) -> Router {
-    let reg = Registry::new(isas);
+pub fn router() -> Router {
     assets::routes()
-        .merge(api::routes(reg))
+        .merge(api::routes())
         .layer(axum::middleware::from_fn(api::loopback_host))
 }
 
 /// Serve the explorer on `127.0.0.1:port` (`0`: a free port the system
 /// picks) until the process ends. `ready` is called once with the page's
 /// URL, after the socket is bound and before the first request is served.
-pub fn serve(
-    port: u16,
-    isas: impl IntoIterator<Item = &'static dyn Isa>,
-    ready: impl FnOnce(&str),
-) -> std::io::Result<()> {
-    let app = router(isas);
+pub fn serve(port: u16, ready: impl FnOnce(&str)) -> std::io::Result<()> {
+    let app = router();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()?;

@@ -16,7 +16,7 @@ fn isas() -> [&'static dyn Isa; 3] {
 }
 
 fn app() -> axum::Router {
-    xstore_serve::router(isas())
+    xstore_serve::router()
 }
 
 /// One request; the status, the content type and the body (JSON when it is).
@@ -501,7 +501,7 @@ fn serve_binds_127_0_0_1_on_a_free_port_and_answers_over_http() {
     use std::io::{Read, Write};
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        xstore_serve::serve(0, isas(), |url| tx.send(url.to_string()).unwrap()).unwrap();
+        xstore_serve::serve(0, |url| tx.send(url.to_string()).unwrap()).unwrap();
     });
     let url = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
     let addr = url

@@ -1,9 +1,10 @@
 //! Pictures of xstore's results, drawn by this crate's own code (no
 //! scripts, no external assets):
 //!
-//! - [`wavejson`]: an instruction's bit fields as a WaveDrom `reg` diagram,
-//!   from the numeric spans `explain` fills from each ISA's field table;
-//!   [`reg_svg`] draws such a diagram as a standalone SVG.
+//! - [`diagram`]: an instruction's bit fields as a [`Diagram`] of lanes, from
+//!   the numeric spans `explain` fills from each ISA's field table;
+//!   [`wavejson`] writes it as a WaveDrom `reg` diagram and [`svg`] draws
+//!   diagrams as one standalone SVG ([`reg_svg`] draws any WaveJSON `reg`).
 //! - [`trace()`]: a scenario's run instruction by instruction (each
 //!   instruction's text, bytes, writes and changed registers, as the ISA's
 //!   executor attributes them); [`memory_map_svg`] draws the memory it
@@ -53,4 +54,4 @@ pub mod wave;
 pub use html::report_html;
 pub use map::memory_map_svg;
 pub use trace::{trace, PendingRange, StepStatus, StepTrace, Trace};
-pub use wave::{reg_svg, wavejson};
+pub use wave::{diagram, reg_svg, svg, wavejson, Diagram};

@@ -95,18 +95,52 @@ fn cell_x(i: u32) -> u32 {
     PAD + LABEL_W + i * CELL_W + (i / 16) * 4
 }
 
-/// The map as a standalone SVG: every touched row (at most [`MAX_ROWS`])
-/// with its address, its bytes coloured by the instruction that wrote them,
-/// the fault's address and pending bytes marked, untouched bytes grey, and a
-/// legend. `upto = Some(k)` shows memory after instruction `k` (the writes
-/// of instructions `0..=k`; pending bytes are the run's end state, so they
-/// show only from its last instruction on, and the fault from the faulting
-/// instruction on).
-pub fn memory_map_svg(t: &Trace, upto: Option<usize>) -> String {
-    let (rows, rows_omitted) = cells(t, upto);
-    let width = cell_x(64) + PAD;
-    let mut body = String::new();
-    let mut y = PAD;
+/// The class, extra attributes, fill and stroke of a byte cell.
+fn cell_style(c: &Cell, t: &Trace) -> (String, String, String, &'static str) {
+    match c {
+        Cell::Untouched => (
+            "untouched".to_string(),
+            String::new(),
+            UNTOUCHED.to_string(),
+            "",
+        ),
+        Cell::Written(k) => (
+            format!("w{k}"),
+            format!(" data-inst=\"{k}\""),
+            inst_colour(*k),
+            "",
+        ),
+        Cell::Pending(p) => (
+            "pending".to_string(),
+            format!(" data-holder=\"{}\"", xml_escape(&t.pending[*p].holder)),
+            PENDING.to_string(),
+            PENDING_STROKE,
+        ),
+        Cell::Fault => (
+            "fault".to_string(),
+            String::new(),
+            FAULT.to_string(),
+            FAULT_STROKE,
+        ),
+    }
+}
+
+const PENDING_STROKE: &str = " stroke=\"#000\" stroke-dasharray=\"2,1\"";
+const FAULT_STROKE: &str = " stroke=\"#000\" stroke-width=\"2\"";
+
+/// A line of markup `text` of `class` at the left margin, at the line that
+/// starts at `y`; returns the height it takes.
+fn note(body: &mut String, class: &str, y: u32, size: u32, text: &str) -> u32 {
+    body.push_str(&format!(
+        "<text class=\"{class}\" x=\"{PAD}\" y=\"{}\" font-size=\"{size}\">{text}</text>",
+        y + 12
+    ));
+    20
+}
+
+/// The title and the byte offsets over the columns, at `y`; returns the
+/// height they take.
+fn draw_header(t: &Trace, upto: Option<usize>, y: u32, body: &mut String) -> u32 {
     let title = match upto {
         Some(k) => format!(
             "memory after instruction {k} of {}",
@@ -114,30 +148,26 @@ pub fn memory_map_svg(t: &Trace, upto: Option<usize>) -> String {
         ),
         None => "memory after the run".to_string(),
     };
-    body.push_str(&format!(
-        "<text class=\"map-title\" x=\"{PAD}\" y=\"{}\" font-size=\"13\">{}</text>",
-        y + 12,
-        xml_escape(&title)
-    ));
-    y += 20;
-    // Byte offsets over the columns.
+    let h = note(body, "map-title", y, 13, &xml_escape(&title));
     for i in (0..64u32).step_by(8) {
         body.push_str(&format!(
             "<text x=\"{}\" y=\"{}\" font-size=\"9\">+{i:02x}</text>",
             cell_x(i),
-            y + 10
+            y + h + 10
         ));
     }
-    y += 14;
+    h + 14
+}
+
+/// The rows at `y` (a `⋮` where rows are skipped); returns the height they
+/// take.
+fn draw_rows(t: &Trace, rows: &BTreeMap<u64, [Cell; 64]>, y0: u32, body: &mut String) -> u32 {
+    let mut y = y0;
     if rows.is_empty() {
-        body.push_str(&format!(
-            "<text class=\"map-empty\" x=\"{PAD}\" y=\"{}\" font-size=\"12\">no byte written</text>",
-            y + 12
-        ));
-        y += 20;
+        y += note(body, "map-empty", y, 12, "no byte written");
     }
     let mut prev: Option<u64> = None;
-    for (row, cs) in &rows {
+    for (row, cs) in rows {
         if prev.is_some_and(|p| p + ROW_BYTES != *row) {
             body.push_str(&format!(
                 "<text class=\"gap\" x=\"{PAD}\" y=\"{}\" font-size=\"10\">⋮</text>",
@@ -153,29 +183,7 @@ pub fn memory_map_svg(t: &Trace, upto: Option<usize>) -> String {
         ));
         for (i, c) in cs.iter().enumerate() {
             let x = cell_x(i as u32);
-            let (class, attrs, fill) = match c {
-                Cell::Untouched => (
-                    "untouched".to_string(),
-                    String::new(),
-                    UNTOUCHED.to_string(),
-                ),
-                Cell::Written(k) => (
-                    format!("w{k}"),
-                    format!(" data-inst=\"{k}\""),
-                    inst_colour(*k),
-                ),
-                Cell::Pending(p) => (
-                    "pending".to_string(),
-                    format!(" data-holder=\"{}\"", xml_escape(&t.pending[*p].holder)),
-                    PENDING.to_string(),
-                ),
-                Cell::Fault => ("fault".to_string(), String::new(), FAULT.to_string()),
-            };
-            let stroke = match c {
-                Cell::Pending(_) => " stroke=\"#000\" stroke-dasharray=\"2,1\"",
-                Cell::Fault => " stroke=\"#000\" stroke-width=\"2\"",
-                _ => "",
-            };
+            let (class, attrs, fill, stroke) = cell_style(c, t);
             body.push_str(&format!(
                 "<rect class=\"cell {class}\"{attrs} x=\"{x}\" y=\"{y}\" width=\"{}\" \
                  height=\"{}\" fill=\"{fill}\"{stroke}/>",
@@ -186,26 +194,38 @@ pub fn memory_map_svg(t: &Trace, upto: Option<usize>) -> String {
         body.push_str("</g>");
         y += CELL_H;
     }
+    y - y0
+}
+
+/// The map as a standalone SVG: every touched row (at most [`MAX_ROWS`])
+/// with its address, its bytes coloured by the instruction that wrote them,
+/// the fault's address and pending bytes marked, untouched bytes grey, and a
+/// legend. `upto = Some(k)` shows memory after instruction `k` (the writes
+/// of instructions `0..=k`; pending bytes are the run's end state, so they
+/// show only from its last instruction on, and the fault from the faulting
+/// instruction on).
+pub fn memory_map_svg(t: &Trace, upto: Option<usize>) -> String {
+    let (rows, rows_omitted) = cells(t, upto);
+    let width = cell_x(64) + PAD;
+    let mut body = String::new();
+    let mut y = PAD;
+    y += draw_header(t, upto, y, &mut body);
+    y += draw_rows(t, &rows, y, &mut body);
     if rows_omitted > 0 {
-        body.push_str(&format!(
-            "<text class=\"rows-omitted\" x=\"{PAD}\" y=\"{}\" font-size=\"12\">… {rows_omitted} \
-             more touched rows not drawn (the map draws the first {MAX_ROWS})</text>",
-            y + 12
-        ));
-        y += 20;
+        let text = format!(
+            "… {rows_omitted} more touched rows not drawn (the map draws the first {MAX_ROWS})"
+        );
+        y += note(&mut body, "rows-omitted", y, 12, &text);
     }
     if t.bytes_omitted > 0 {
-        body.push_str(&format!(
-            "<text class=\"bytes-omitted\" x=\"{PAD}\" y=\"{}\" font-size=\"12\">{} written bytes \
-             past the trace's bound are not drawn</text>",
-            y + 12,
+        let text = format!(
+            "{} written bytes past the trace's bound are not drawn",
             t.bytes_omitted
-        ));
-        y += 20;
+        );
+        y += note(&mut body, "bytes-omitted", y, 12, &text);
     }
     y += 8;
-    let legend_h = legend(t, upto, y, &mut body);
-    y += legend_h;
+    y += legend(t, upto, y, &mut body);
     format!(
         "<svg xmlns=\"{SVG_NS}\" class=\"memory-map\" width=\"{width}\" height=\"{h}\" \
          viewBox=\"0 0 {width} {h}\" font-family=\"sans-serif\"><rect width=\"100%\" \
@@ -214,108 +234,100 @@ pub fn memory_map_svg(t: &Trace, upto: Option<usize>) -> String {
     )
 }
 
+/// The legend being drawn: where the next entry goes.
+struct Legend<'a> {
+    out: &'a mut String,
+    y: u32,
+}
+
+impl Legend<'_> {
+    /// One entry: a swatch of `fill` (and `stroke`) and its text.
+    fn entry(&mut self, class: &str, attrs: &str, fill: &str, stroke: &str, text: &str) {
+        self.out.push_str(&format!(
+            "<g class=\"legend-item {class}\"{attrs}><rect x=\"{PAD}\" y=\"{}\" width=\"{}\" \
+             height=\"{}\" fill=\"{fill}\"{stroke}/><text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text></g>",
+            self.y,
+            CELL_W - 1,
+            CELL_H - 2,
+            PAD + CELL_W + 6,
+            self.y + 11,
+            xml_escape(text)
+        ));
+        self.y += CELL_H;
+    }
+
+    /// One entry per instruction that wrote a byte drawn (at most
+    /// [`MAX_LEGEND`], then a count of the rest).
+    fn writers(&mut self, t: &Trace, upto: usize) {
+        let writers: Vec<&crate::trace::StepTrace> = t
+            .steps
+            .iter()
+            .filter(|s| s.index <= upto && !s.writes.is_empty())
+            .collect();
+        for s in writers.iter().take(MAX_LEGEND) {
+            let text = format!("#{} {}", s.index, shorten(&s.text, 100));
+            let attrs = format!(" data-inst=\"{}\"", s.index);
+            self.entry(
+                &format!("w{}", s.index),
+                &attrs,
+                &inst_colour(s.index),
+                "",
+                &text,
+            );
+        }
+        if writers.len() > MAX_LEGEND {
+            let text = format!(
+                "… {} more instructions that wrote",
+                writers.len() - MAX_LEGEND
+            );
+            self.out.push_str(&format!(
+                "<text x=\"{PAD}\" y=\"{}\" font-size=\"11\">{}</text>",
+                self.y + 11,
+                xml_escape(&text)
+            ));
+            self.y += CELL_H;
+        }
+    }
+
+    /// The fault (once the faulting instruction is reached), the pending
+    /// bytes (at the end of the run) and untouched bytes.
+    fn states(&mut self, t: &Trace, upto: usize) {
+        if let Some(f) = t.fault.as_ref().filter(|f| f.address.is_some()) {
+            if t.steps
+                .iter()
+                .any(|s| s.status == StepStatus::Fault && s.index <= upto)
+            {
+                let text = format!(
+                    "fault: {} at {:#x} (nothing of the faulting instruction is written)",
+                    f.kind,
+                    f.address.unwrap_or(0)
+                );
+                self.entry("fault", "", FAULT, FAULT_STROKE, &text);
+            }
+        }
+        if upto >= t.steps.len().saturating_sub(1) {
+            for p in &t.pending {
+                let text = format!(
+                    "pending: {} bytes for {:#x} held in {}, never written",
+                    p.len, p.addr, p.holder
+                );
+                self.entry("pending", "", PENDING, PENDING_STROKE, &text);
+            }
+        }
+        self.entry("untouched", "", UNTOUCHED, "", "not written");
+    }
+}
+
 /// The legend at `y`: one entry per instruction that wrote a byte drawn (at
 /// most [`MAX_LEGEND`]), then fault, pending and untouched; returns its
 /// height.
 fn legend(t: &Trace, upto: Option<usize>, y0: u32, out: &mut String) -> u32 {
     let upto = upto.unwrap_or(usize::MAX);
-    let writers: Vec<&crate::trace::StepTrace> = t
-        .steps
-        .iter()
-        .filter(|s| s.index <= upto && !s.writes.is_empty())
-        .collect();
-    let mut y = y0;
     out.push_str("<g id=\"legend\">");
-    let entry = |out: &mut String,
-                 y: &mut u32,
-                 class: &str,
-                 attrs: String,
-                 fill: &str,
-                 stroke: &str,
-                 text: &str| {
-        out.push_str(&format!(
-            "<g class=\"legend-item {class}\"{attrs}><rect x=\"{PAD}\" y=\"{}\" width=\"{}\" \
-             height=\"{}\" fill=\"{fill}\"{stroke}/><text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text></g>",
-            *y,
-            CELL_W - 1,
-            CELL_H - 2,
-            PAD + CELL_W + 6,
-            *y + 11,
-            xml_escape(text)
-        ));
-        *y += CELL_H;
-    };
-    for s in writers.iter().take(MAX_LEGEND) {
-        let text = format!("#{} {}", s.index, shorten(&s.text, 100));
-        entry(
-            out,
-            &mut y,
-            &format!("w{}", s.index),
-            format!(" data-inst=\"{}\"", s.index),
-            &inst_colour(s.index),
-            "",
-            &text,
-        );
-    }
-    if writers.len() > MAX_LEGEND {
-        let text = format!(
-            "… {} more instructions that wrote",
-            writers.len() - MAX_LEGEND
-        );
-        out.push_str(&format!(
-            "<text x=\"{PAD}\" y=\"{}\" font-size=\"11\">{}</text>",
-            y + 11,
-            xml_escape(&text)
-        ));
-        y += CELL_H;
-    }
-    if let Some(f) = t.fault.as_ref().filter(|f| f.address.is_some()) {
-        if t.steps
-            .iter()
-            .any(|s| s.status == StepStatus::Fault && s.index <= upto)
-        {
-            let text = format!(
-                "fault: {} at {:#x} (nothing of the faulting instruction is written)",
-                f.kind,
-                f.address.unwrap_or(0)
-            );
-            entry(
-                out,
-                &mut y,
-                "fault",
-                String::new(),
-                FAULT,
-                " stroke=\"#000\" stroke-width=\"2\"",
-                &text,
-            );
-        }
-    }
-    if !t.pending.is_empty() && upto >= t.steps.len().saturating_sub(1) {
-        for p in &t.pending {
-            let text = format!(
-                "pending: {} bytes for {:#x} held in {}, never written",
-                p.len, p.addr, p.holder
-            );
-            entry(
-                out,
-                &mut y,
-                "pending",
-                String::new(),
-                PENDING,
-                " stroke=\"#000\" stroke-dasharray=\"2,1\"",
-                &text,
-            );
-        }
-    }
-    entry(
-        out,
-        &mut y,
-        "untouched",
-        String::new(),
-        UNTOUCHED,
-        "",
-        "not written",
-    );
+    let mut l = Legend { out, y: y0 };
+    l.writers(t, upto);
+    l.states(t, upto);
+    let y = l.y;
     out.push_str("</g>");
     y - y0
 }

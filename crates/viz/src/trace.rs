@@ -1,9 +1,9 @@
 //! A run instruction by instruction: what the memory-effect map and the
-//! report draw. The attribution comes from the executor: [`trace`] runs the
-//! scenario through [`Isa::execute_steps`], in which the ISA's machine runs
-//! each instruction (a Neuron instruction, a PTO block, a Q7 bundle) as a
-//! program of its own and says which instruction the writes that follow
-//! belong to and which registers it changed.
+//! report draw. The attribution comes from the stepping layer: [`trace`] runs
+//! the scenario into a sink that follows the run unit by unit
+//! (`xstore_core::step::run_steps`), which says which instruction (a Neuron
+//! instruction, a PTO block, a Q7 bundle) the writes that follow belong to
+//! and which registers it changed.
 //!
 //! A trace is bounded whatever the run: it keeps the first [`MAX_STEPS`]
 //! instructions of the program and the first [`MAX_KEPT_BYTES`] bytes
@@ -12,12 +12,12 @@
 //! so.
 
 use serde::Serialize;
-use xstore_core::isa::{run_scenario_steps, Isa};
-use xstore_core::mem::Fault;
+use xstore_core::isa::{run_scenario_with, Isa};
 use xstore_core::report::{FaultReport, RegReport, WriteRecord};
 use xstore_core::scenario::{Outcome, Scenario};
 use xstore_core::stream::{StepEvent, WriteSink};
 use xstore_core::Diagnostic;
+use xstore_core::Fault;
 
 /// Instructions of a program a trace keeps (text, bytes, writes, registers).
 pub const MAX_STEPS: usize = 10_000;
@@ -192,15 +192,17 @@ impl WriteSink for Collector {
             }),
         }
     }
+    fn follows_units(&self) -> bool {
+        true
+    }
 }
 
 /// Run the scenario as `xstore run` does (memory capped at `cap` bytes),
 /// one instruction at a time, and keep each instruction's effects. Errors
-/// are those of the run (a scenario error, the cap, an ISA that cannot
-/// step).
+/// are those of the run (a scenario error, the cap).
 pub fn trace(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Trace, Diagnostic> {
     let mut c = Collector::default();
-    let run = run_scenario_steps(isa, sc, cap, &mut c)?;
+    let run = run_scenario_with(isa, sc, cap, &mut c)?;
     let exec = run.exec;
     // The instruction the run stopped at, when it stopped early.
     let stopped = match exec.outcome {

@@ -26,7 +26,9 @@
 //!   three ISAs' explanations overlap today).
 
 use serde_json::{json, Map, Value};
+use xstore_core::isa::Isa;
 use xstore_core::report::{Explanation, FieldSpan, SpanKind};
+use xstore_core::Diagnostic;
 
 /// Bits per lane of a diagram wider than this.
 pub const LANE_BITS: u32 = 32;
@@ -101,37 +103,85 @@ fn bit_string(bytes: &[u8], lsb: u32, width: u32) -> String {
         .collect()
 }
 
-fn unknown_lane(bits: u32) -> Value {
-    json!({"bits": bits, "name": "?", "attr": "unknown", "type": UNKNOWN_TYPE})
+/// One field of a diagram, as WaveJSON lists it: its width, its name, its
+/// `attr` (the raw value, or the names of merged constants) and whether its
+/// bits are unknown (drawn grey).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// Width in bits.
+    pub bits: u32,
+    /// The name drawn in its box.
+    pub name: String,
+    /// The text below its box.
+    pub attr: Option<String>,
+    /// Whether its layout is unknown (WaveJSON `"type": 1`).
+    pub unknown: bool,
 }
 
-/// The WaveJSON `reg` diagram of one explanation: `{"reg": [...], "config":
-/// {"bits", "lanes", "hspace", "fontsize", "offset"}}` (see the module's
-/// documentation for the lanes).
-pub fn wavejson(ex: &Explanation) -> Value {
+/// A bit-field diagram: its fields from bit 0 up and the geometry WaveJSON's
+/// `config` gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagram {
+    /// The fields, from bit 0 up.
+    pub fields: Vec<Field>,
+    /// Bits the diagram covers.
+    pub bits: u32,
+    /// Lanes it is drawn in.
+    pub lanes: u32,
+    /// Width in pixels of one lane.
+    pub hspace: u32,
+    /// Font size of the field names.
+    pub fontsize: u32,
+}
+
+fn unknown_lane(bits: u32) -> Field {
+    Field {
+        bits,
+        name: "?".into(),
+        attr: Some("unknown".into()),
+        unknown: true,
+    }
+}
+
+/// The constant fields waiting to be merged into one lane: lsb, width, names.
+type Run<'a> = Option<(u32, u32, Vec<&'a str>)>;
+
+/// Push the merged constant lane of `run`, if any: its bits in Verilog form,
+/// the merged fields' names (most significant first) as its `attr`.
+fn flush(run: &mut Run<'_>, bytes: Option<&[u8]>, out: &mut Vec<Field>) {
+    if let Some((lsb, w, names)) = run.take() {
+        let bytes = bytes.expect("constants merge only with bytes");
+        out.push(Field {
+            bits: w,
+            name: format!("{w}'b{}", bit_string(bytes, lsb, w)),
+            attr: Some(names.iter().rev().copied().collect::<Vec<_>>().join(", ")),
+            unknown: false,
+        });
+    }
+}
+
+/// The diagram of one explanation (see the module's documentation for its
+/// lanes).
+pub fn diagram(ex: &Explanation) -> Diagram {
     let width = diagram_bits(ex);
     let bytes = xstore_core::hex::decode(&ex.hex)
         .ok()
         .filter(|b| !b.is_empty());
-    let mut reg: Vec<Value> = Vec::new();
+    let bytes = bytes.as_deref();
+    let mut fields: Vec<Field> = Vec::new();
     let mut at = 0u32;
-    // A run of adjacent constant fields waiting to be merged: lsb, width, names.
-    let mut run: Option<(u32, u32, Vec<&str>)> = None;
-    let flush = |run: &mut Option<(u32, u32, Vec<&str>)>, reg: &mut Vec<Value>| {
-        if let Some((lsb, w, names)) = run.take() {
-            let bytes = bytes.as_deref().expect("constants merge only with bytes");
-            reg.push(json!({
-                "bits": w,
-                "name": format!("{w}'b{}", bit_string(bytes, lsb, w)),
-                "attr": names.iter().rev().copied().collect::<Vec<_>>().join(", "),
-            }));
-        }
-    };
+    let mut run: Run<'_> = None;
     for p in placed(ex, width) {
         if p.span.lsb > at {
-            flush(&mut run, &mut reg);
-            reg.push(unknown_lane(p.span.lsb - at));
+            flush(&mut run, bytes, &mut fields);
+            fields.push(unknown_lane(p.span.lsb - at));
         }
+        let field = |attr: Option<&str>, unknown| Field {
+            bits: p.span.width,
+            name: p.name.to_string(),
+            attr: attr.map(str::to_string),
+            unknown,
+        };
         match p.span.kind {
             SpanKind::Constant if bytes.is_some() => match &mut run {
                 Some((_, w, names)) => {
@@ -140,40 +190,100 @@ pub fn wavejson(ex: &Explanation) -> Value {
                 }
                 None => run = Some((p.span.lsb, p.span.width, vec![p.name])),
             },
-            SpanKind::Constant => {
-                reg.push(json!({"bits": p.span.width, "name": p.name}));
-            }
+            SpanKind::Constant => fields.push(field(None, false)),
             SpanKind::Value => {
-                flush(&mut run, &mut reg);
-                reg.push(json!({"bits": p.span.width, "name": p.name, "attr": p.raw}));
+                flush(&mut run, bytes, &mut fields);
+                fields.push(field(Some(p.raw), false));
             }
             SpanKind::Unknown => {
-                flush(&mut run, &mut reg);
-                reg.push(json!({
-                    "bits": p.span.width,
-                    "name": p.name,
-                    "attr": p.raw,
-                    "type": UNKNOWN_TYPE,
-                }));
+                flush(&mut run, bytes, &mut fields);
+                fields.push(field(Some(p.raw), true));
             }
         }
         at = p.span.end();
     }
-    flush(&mut run, &mut reg);
+    flush(&mut run, bytes, &mut fields);
     if width > at {
-        reg.push(unknown_lane(width - at));
+        fields.push(unknown_lane(width - at));
     }
     let lane_bits = width.clamp(1, LANE_BITS);
-    json!({
-        "reg": reg,
-        "config": {
-            "bits": width,
-            "lanes": width.div_ceil(LANE_BITS).max(1),
-            "hspace": HSPACE * lane_bits / LANE_BITS,
-            "fontsize": FONTSIZE,
-            "offset": 0,
-        },
-    })
+    Diagram {
+        fields,
+        bits: width,
+        lanes: width.div_ceil(LANE_BITS).max(1),
+        hspace: HSPACE * lane_bits / LANE_BITS,
+        fontsize: FONTSIZE,
+    }
+}
+
+impl Diagram {
+    /// The diagram as a WaveJSON `reg`: `{"reg": [...], "config": {"bits",
+    /// "lanes", "hspace", "fontsize", "offset"}}`.
+    pub fn to_wavejson(&self) -> Value {
+        let reg: Vec<Value> = self
+            .fields
+            .iter()
+            .map(|f| {
+                let mut o = Map::new();
+                o.insert("bits".into(), json!(f.bits));
+                o.insert("name".into(), json!(f.name));
+                if let Some(a) = &f.attr {
+                    o.insert("attr".into(), json!(a));
+                }
+                if f.unknown {
+                    o.insert("type".into(), json!(UNKNOWN_TYPE));
+                }
+                Value::Object(o)
+            })
+            .collect();
+        json!({
+            "reg": reg,
+            "config": {
+                "bits": self.bits,
+                "lanes": self.lanes,
+                "hspace": self.hspace,
+                "fontsize": self.fontsize,
+                "offset": 0,
+            },
+        })
+    }
+
+    /// A WaveJSON `reg` diagram read leniently (any WaveJSON, not only this
+    /// crate's): missing or out-of-range settings take WaveDrom's defaults
+    /// or the nearest drawable value.
+    pub fn from_wavejson(d: &Map<String, Value>) -> Diagram {
+        let empty: Vec<Value> = Vec::new();
+        let reg = d.get("reg").and_then(Value::as_array).unwrap_or(&empty);
+        let config = d.get("config").and_then(Value::as_object);
+        let cfg = |k: &str| config.and_then(|c| c.get(k)).and_then(Value::as_u64);
+        let fields: Vec<Field> = reg
+            .iter()
+            .map(|f| Field {
+                bits: f
+                    .get("bits")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .min(1 << 20) as u32,
+                name: text_of(f.get("name")),
+                attr: f.get("attr").map(|a| text_of(Some(a))),
+                unknown: f.get("type").and_then(Value::as_u64) == Some(UNKNOWN_TYPE),
+            })
+            .collect();
+        let total: u64 = fields.iter().map(|f| f.bits as u64).sum();
+        Diagram {
+            fields,
+            bits: cfg("bits").unwrap_or(total).clamp(1, 1 << 20) as u32,
+            lanes: cfg("lanes").unwrap_or(1).clamp(1, 1 << 16) as u32,
+            hspace: cfg("hspace").unwrap_or(HSPACE as u64).clamp(40, 1 << 16) as u32,
+            fontsize: cfg("fontsize").unwrap_or(FONTSIZE as u64).clamp(6, 64) as u32,
+        }
+    }
+}
+
+/// The WaveJSON `reg` diagram of one explanation ([`diagram`] as
+/// [`Diagram::to_wavejson`]).
+pub fn wavejson(ex: &Explanation) -> Value {
+    diagram(ex).to_wavejson()
 }
 
 // ---------------------------------------------------------------------------
@@ -268,128 +378,132 @@ fn piece_name(name: &str, lsb: u32, width: u32, lo: u32, hi: u32) -> String {
     }
 }
 
-/// Draw one diagram at vertical offset `y0`; returns its height.
-fn draw_reg(d: &Map<String, Value>, y0: u32, out: &mut String) -> u32 {
-    let empty: Vec<Value> = Vec::new();
-    let reg = d.get("reg").and_then(Value::as_array).unwrap_or(&empty);
-    let config = d.get("config").and_then(Value::as_object);
-    let cfg = |k: &str| config.and_then(|c| c.get(k)).and_then(Value::as_u64);
-    let total: u64 = reg
-        .iter()
-        .map(|f| f.get("bits").and_then(Value::as_u64).unwrap_or(0))
-        .sum();
-    let bits = cfg("bits").unwrap_or(total).max(1) as u32;
-    let lanes = cfg("lanes").unwrap_or(1).clamp(1, 1 << 16) as u32;
-    let lane_bits = bits.div_ceil(lanes).max(1);
-    let hspace = cfg("hspace").unwrap_or(HSPACE as u64).clamp(40, 1 << 16) as u32;
-    let fontsize = cfg("fontsize").unwrap_or(FONTSIZE as u64).clamp(6, 64) as u32;
-    let px = hspace as f64 / lane_bits as f64;
-    let chars = |w: f64, size: u32| (w / (size as f64 * 0.62)).floor().max(0.0) as usize;
-    let mut lsb = 0u32;
-    for f in reg {
-        let w = f.get("bits").and_then(Value::as_u64).unwrap_or(0) as u32;
-        if w == 0 {
-            continue;
+/// Where one diagram's boxes go: pixels per bit, bits per lane, the top of
+/// the diagram.
+struct Geometry {
+    px: f64,
+    lane_bits: u32,
+    y0: u32,
+    fontsize: u32,
+}
+
+impl Geometry {
+    fn of(d: &Diagram, y0: u32) -> Geometry {
+        let lane_bits = d.bits.div_ceil(d.lanes).max(1);
+        Geometry {
+            px: d.hspace as f64 / lane_bits as f64,
+            lane_bits,
+            y0,
+            fontsize: d.fontsize,
         }
-        let name = text_of(f.get("name"));
-        let attr = text_of(f.get("attr"));
-        let ty = f.get("type").and_then(Value::as_u64);
-        let title = if attr.is_empty() {
-            format!("bits {}:{lsb} {name}", lsb + w - 1)
-        } else {
-            format!("bits {}:{lsb} {name} = {attr}", lsb + w - 1)
+    }
+    /// Characters of font `size` that fit in `w` pixels.
+    fn chars(w: f64, size: u32) -> usize {
+        (w / (size as f64 * 0.62)).floor().max(0.0) as usize
+    }
+}
+
+/// Draw the piece `hi:lo` (inside one lane) of `f`, whose bits start at `lsb`.
+fn draw_piece(
+    g: &Geometry,
+    f: &Field,
+    lsb: u32,
+    (lo, hi): (u32, u32),
+    title: &str,
+    out: &mut String,
+) {
+    let lane = lo / g.lane_bits;
+    // MSB on the left: bit b of the lane sits at (lane_bits - 1 - b).
+    let x_hi = MARGIN as f64 + g.px * (g.lane_bits - 1 - (hi - lane * g.lane_bits)) as f64;
+    let x_lo = MARGIN as f64 + g.px * (g.lane_bits - (lo - lane * g.lane_bits)) as f64;
+    let wpx = x_lo - x_hi;
+    let ly = g.y0 + lane * LANE_H;
+    let (cls, ty) = if f.unknown {
+        ("field unknown", Some(UNKNOWN_TYPE))
+    } else {
+        ("field", None)
+    };
+    out.push_str(&format!(
+        "<g class=\"{cls}\"><title>{}</title>\
+         <rect x=\"{x_hi:.1}\" y=\"{}\" width=\"{wpx:.1}\" height=\"{BOX_H}\" \
+         fill=\"{}\" stroke=\"#000\"/>",
+        xml_escape(title),
+        ly + BOX_TOP,
+        fill(ty)
+    ));
+    // Bit numbers at the piece's edges.
+    let number = |x: f64, n: u32| {
+        format!(
+            "<text x=\"{x:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{n}</text>",
+            ly + BOX_TOP - 4
+        )
+    };
+    out.push_str(&number(x_hi + g.px / 2.0, hi));
+    if hi != lo {
+        out.push_str(&number(x_lo - g.px / 2.0, lo));
+    }
+    let cx = x_hi + wpx / 2.0;
+    let name = piece_name(&f.name, lsb, f.bits, lo, hi);
+    let n = fit(&name, Geometry::chars(wpx - 4.0, g.fontsize));
+    if !n.is_empty() {
+        out.push_str(&format!(
+            "<text x=\"{cx:.1}\" y=\"{}\" font-size=\"{}\" text-anchor=\"middle\">{}</text>",
+            ly + BOX_TOP + BOX_H / 2 + g.fontsize / 2 - 1,
+            g.fontsize,
+            xml_escape(&n)
+        ));
+    }
+    let a = fit(
+        f.attr.as_deref().unwrap_or(""),
+        Geometry::chars(wpx - 2.0, 11),
+    );
+    if !a.is_empty() {
+        out.push_str(&format!(
+            "<text x=\"{cx:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+            ly + BOX_TOP + BOX_H + 14,
+            xml_escape(&a)
+        ));
+    }
+    out.push_str("</g>");
+}
+
+/// Draw one diagram at vertical offset `y0`, from its fields; returns its
+/// height.
+fn draw_diagram(d: &Diagram, y0: u32, out: &mut String) -> u32 {
+    let g = Geometry::of(d, y0);
+    let mut lsb = 0u32;
+    for f in d.fields.iter().filter(|f| f.bits > 0) {
+        let w = f.bits;
+        let title = match f.attr.as_deref() {
+            None | Some("") => format!("bits {}:{lsb} {}", lsb + w - 1, f.name),
+            Some(a) => format!("bits {}:{lsb} {} = {a}", lsb + w - 1, f.name),
         };
         // The field's pieces, one per lane it crosses.
         let mut lo = lsb;
-        while lo < lsb + w && lo < bits {
-            let lane = lo / lane_bits;
-            let hi = (lsb + w).min((lane + 1) * lane_bits).min(bits) - 1;
-            // MSB on the left: bit b of the lane sits at (lane_bits - 1 - b).
-            let x_hi = MARGIN as f64 + px * (lane_bits - 1 - (hi - lane * lane_bits)) as f64;
-            let x_lo = MARGIN as f64 + px * (lane_bits - (lo - lane * lane_bits)) as f64;
-            let wpx = x_lo - x_hi;
-            let ly = y0 + lane * LANE_H;
-            let cls = if ty == Some(UNKNOWN_TYPE) {
-                "field unknown"
-            } else {
-                "field"
-            };
-            out.push_str(&format!(
-                "<g class=\"{cls}\"><title>{}</title>\
-                 <rect x=\"{x_hi:.1}\" y=\"{}\" width=\"{wpx:.1}\" height=\"{BOX_H}\" \
-                 fill=\"{}\" stroke=\"#000\"/>",
-                xml_escape(&title),
-                ly + BOX_TOP,
-                fill(ty)
-            ));
-            // Bit numbers at the piece's edges.
-            out.push_str(&format!(
-                "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{hi}</text>",
-                x_hi + px / 2.0,
-                ly + BOX_TOP - 4
-            ));
-            if hi != lo {
-                out.push_str(&format!(
-                    "<text x=\"{:.1}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{lo}</text>",
-                    x_lo - px / 2.0,
-                    ly + BOX_TOP - 4
-                ));
-            }
-            let cx = x_hi + wpx / 2.0;
-            let n = fit(
-                &piece_name(&name, lsb, w, lo, hi),
-                chars(wpx - 4.0, fontsize),
-            );
-            if !n.is_empty() {
-                out.push_str(&format!(
-                    "<text x=\"{cx:.1}\" y=\"{}\" font-size=\"{fontsize}\" \
-                     text-anchor=\"middle\">{}</text>",
-                    ly + BOX_TOP + BOX_H / 2 + fontsize / 2 - 1,
-                    xml_escape(&n)
-                ));
-            }
-            let a = fit(&attr, chars(wpx - 2.0, 11));
-            if !a.is_empty() {
-                out.push_str(&format!(
-                    "<text x=\"{cx:.1}\" y=\"{}\" font-size=\"11\" \
-                     text-anchor=\"middle\">{}</text>",
-                    ly + BOX_TOP + BOX_H + 14,
-                    xml_escape(&a)
-                ));
-            }
-            out.push_str("</g>");
+        while lo < lsb + w && lo < d.bits {
+            let lane = lo / g.lane_bits;
+            let hi = (lsb + w).min((lane + 1) * g.lane_bits).min(d.bits) - 1;
+            draw_piece(&g, f, lsb, (lo, hi), &title, out);
             lo = hi + 1;
         }
         lsb += w;
     }
-    lanes * LANE_H + 8
+    d.lanes * LANE_H + 8
 }
 
-/// A standalone SVG of a WaveJSON `reg` diagram (or of an array of them,
-/// drawn one under the other), drawn by this crate: each field a box with
-/// its name inside, its `attr` (the value) below and its bit numbers above
-/// (shortened with `…` where the box is narrow; the whole text is the box's
-/// `<title>`), most significant bit on the left, lane 0 (bits 0 up) at the
-/// top, unknown lanes grey. The document sets the SVG namespace and refers
-/// to nothing outside itself.
-pub fn reg_svg(diagram: &Value) -> String {
-    let list: Vec<&Map<String, Value>> = match diagram {
-        Value::Array(a) => a.iter().filter_map(Value::as_object).collect(),
-        Value::Object(o) => vec![o],
-        _ => Vec::new(),
-    };
+/// The diagrams drawn one under the other as one standalone SVG, by this
+/// crate: each field a box with its name inside, its `attr` (the value)
+/// below and its bit numbers above (shortened with `…` where the box is
+/// narrow; the whole text is the box's `<title>`), most significant bit on
+/// the left, lane 0 (bits 0 up) at the top, unknown lanes grey. The document
+/// sets the SVG namespace and refers to nothing outside itself.
+pub fn svg(diagrams: &[Diagram]) -> String {
     let mut body = String::new();
     let mut y = MARGIN;
     let mut width = 2 * MARGIN + HSPACE;
-    for d in list {
-        let hspace = d
-            .get("config")
-            .and_then(|c| c.get("hspace"))
-            .and_then(Value::as_u64)
-            .unwrap_or(HSPACE as u64)
-            .clamp(40, 1 << 16) as u32;
-        width = width.max(2 * MARGIN + hspace);
-        y += draw_reg(d, y, &mut body);
+    for d in diagrams {
+        width = width.max(2 * MARGIN + d.hspace);
+        y += draw_diagram(d, y, &mut body);
     }
     format!(
         "<svg xmlns=\"{SVG_NS}\" width=\"{width}\" height=\"{}\" viewBox=\"0 0 {width} {}\" \
@@ -397,4 +511,43 @@ pub fn reg_svg(diagram: &Value) -> String {
         y + MARGIN,
         y + MARGIN
     )
+}
+
+/// [`svg`] of a WaveJSON `reg` diagram, or of an array of them, read with
+/// [`Diagram::from_wavejson`].
+pub fn reg_svg(diagram: &Value) -> String {
+    let list: Vec<Diagram> = match diagram {
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_object)
+            .map(Diagram::from_wavejson)
+            .collect(),
+        Value::Object(o) => vec![Diagram::from_wavejson(o)],
+        _ => Vec::new(),
+    };
+    svg(&list)
+}
+
+/// The explanations a diagram draws for `ex`: an explanation with bytes but
+/// no bit fields (a Q7 instruction given as text) is replaced by the
+/// explanation of its bytes; one that still has no bits to draw (a bare
+/// mnemonic) is an error. The one rule of `explain --format wavedrom|svg`
+/// and the explorer's diagrams.
+pub fn drawable(isa: &dyn Isa, ex: Vec<Explanation>) -> Result<Vec<Explanation>, Diagnostic> {
+    let mut drawn = Vec::with_capacity(ex.len());
+    for e in ex {
+        if !e.hex.is_empty() && e.fields.iter().all(|f| f.span.is_none()) {
+            drawn.extend(isa.explain(&e.hex)?);
+        } else {
+            drawn.push(e);
+        }
+    }
+    if let Some(e) = drawn.iter().find(|e| diagram_bits(e) == 0) {
+        return Err(Diagnostic::unsupported(format!(
+            "`{}` has no bit fields to draw: it is explained without bytes",
+            e.title
+        ))
+        .hint("pass the instruction's bytes (the output of `asm`)"));
+    }
+    Ok(drawn)
 }

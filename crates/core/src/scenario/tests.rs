@@ -149,128 +149,130 @@ fn pending_is_an_outcome() {
     assert_eq!(sc.expect.unwrap().outcome, Some(Outcome::Pending));
 }
 
+/// Scenario texts and the start of the error each gives.
+const ERROR_CASES: &[(&str, &str)] = &[
+    ("program = \"\"\n", "s.toml:1:1: error: the scenario is missing the key `isa`"),
+    ("isa = 3\nprogram = \"\"\n", "s.toml:1:7: error: `isa` must be a string, not an integer"),
+    (
+        "isa = \"arm\"\nprogram = \"\"\n",
+        "s.toml:1:7: error: unknown isa `arm`; expected one of: neuron, pto, q7",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\nbogus = 1\n",
+        "s.toml:3:1: error: unknown key `bogus` in the scenario; expected one of:",
+    ),
+    (
+        "isa = \"neuron\"\nprogram = \"\"\n[[tile]]\npe = 0\n",
+        "s.toml:3:3: error: unknown key `tile` in the scenario",
+    ),
+    ("isa = \"pto\"\n", "s.toml:1:1: error: the scenario has no program"),
+    (
+        "isa = \"pto\"\nprogram = \"\"\nprogram_hex = \"\"\n",
+        "s.toml:3:1: error: a scenario has either `program` or `program_hex`, not both",
+    ),
+    (
+        "isa = \"pto\"\nprogram_hex = \"0g\"\n",
+        "s.toml:2:17: error: `program_hex`: `g` is not a hex digit",
+    ),
+    ("isa = \"pto\"\nprofile = 1\nprogram = \"\"\n", "s.toml:2:11: error: `profile` must be a string"),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\n",
+        "s.toml:3:1: error: [[memory]] is missing the key `size`",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nsize = 1\n",
+        "s.toml:3:1: error: [[memory]] is missing the key `base`",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = -1\nsize = 1\n",
+        "s.toml:4:8: error: `base` = -1 is out of range; expected 0..=18446744073709551615",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 0\n",
+        "s.toml:5:8: error: region at 0x0 has size 0",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0xffffffffffffffff\nsize = 2\n",
+        "s.toml:5:8: error: region at 0xffffffffffffffff of size 0x2 passes the top",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 1\naccess = \"x\"\n",
+        "s.toml:6:10: error: `access` = \"x\" is not an access mode; expected \"rw\" or \"r\"",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 1\nfill = 256\n",
+        "s.toml:6:8: error: `fill` = 256 is out of range; expected 0..=255",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 1\nperm = 1\n",
+        "s.toml:6:1: error: unknown key `perm` in [[memory]]",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 16\n[[memory]]\nbase = 8\nsize = 16\n",
+        "s.toml:6:1: error: region `memory[1]` [0x8, 0x17] overlaps region `memory[0]` [0x0, 0xf]",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\nmemory = 3\n",
+        "s.toml:3:10: error: `memory` must be an array of tables",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[init]]\nhex = \"00\"\n",
+        "s.toml:3:1: error: [[init]] is missing the key `addr`",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\n",
+        "s.toml:3:1: error: [[init]] needs `hex`, or `fill` with `len`",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"00\"\nfill = 1\nlen = 1\n",
+        "s.toml:5:1: error: [[init]] takes either `hex` or `fill` with `len`, not both",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nfill = 1\n",
+        "s.toml:3:1: error: [[init]] `fill` and `len` go together",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"abc\"\n",
+        "s.toml:5:10: error: `hex`: odd number of hex digits",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"00\"\nx = 1\n",
+        "s.toml:6:1: error: unknown key `x` in [[init]]",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\nregs = 1\n",
+        "s.toml:3:8: error: `[regs]` must be a table, not an integer",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\noutcome = \"done\"\n",
+        "s.toml:4:11: error: `outcome` = \"done\" is not an outcome; expected \"ok\", \"fault\" or \"pending\"",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\nfault = 1\n",
+        "s.toml:4:9: error: `fault` must be a fault kind string or a table { kind, address }, not an integer",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\nfault = { kind = \"x\", at = 1 }\n",
+        "s.toml:4:23: error: unknown key `at` in [expect.fault]",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\nwrites = 1\n",
+        "s.toml:4:1: error: unknown key `writes` in [expect]",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[expect.memory]]\naddr = 0\n",
+        "s.toml:3:1: error: [[expect.memory]] is missing the key `hex`",
+    ),
+    (
+        "isa = \"pto\"\nprogram = \"\"\n[[expect.memory]]\naddr = 0\nhex = \"00\"\nlen = 1\n",
+        "s.toml:6:1: error: unknown key `len` in [[expect.memory]]",
+    ),
+    ("isa = \"pto\"\nprogram = \"\"\nx = [1,\n", "s.toml:3:8: error: invalid TOML: unclosed array"),
+];
+
 #[test]
 fn errors_name_the_key_and_its_position() {
-    let cases: &[(&str, &str)] = &[
-        ("program = \"\"\n", "s.toml:1:1: error: the scenario is missing the key `isa`"),
-        ("isa = 3\nprogram = \"\"\n", "s.toml:1:7: error: `isa` must be a string, not an integer"),
-        (
-            "isa = \"arm\"\nprogram = \"\"\n",
-            "s.toml:1:7: error: unknown isa `arm`; expected one of: neuron, pto, q7",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\nbogus = 1\n",
-            "s.toml:3:1: error: unknown key `bogus` in the scenario; expected one of:",
-        ),
-        (
-            "isa = \"neuron\"\nprogram = \"\"\n[[tile]]\npe = 0\n",
-            "s.toml:3:3: error: unknown key `tile` in the scenario",
-        ),
-        ("isa = \"pto\"\n", "s.toml:1:1: error: the scenario has no program"),
-        (
-            "isa = \"pto\"\nprogram = \"\"\nprogram_hex = \"\"\n",
-            "s.toml:3:1: error: a scenario has either `program` or `program_hex`, not both",
-        ),
-        (
-            "isa = \"pto\"\nprogram_hex = \"0g\"\n",
-            "s.toml:2:17: error: `program_hex`: `g` is not a hex digit",
-        ),
-        ("isa = \"pto\"\nprofile = 1\nprogram = \"\"\n", "s.toml:2:11: error: `profile` must be a string"),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\n",
-            "s.toml:3:1: error: [[memory]] is missing the key `size`",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nsize = 1\n",
-            "s.toml:3:1: error: [[memory]] is missing the key `base`",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = -1\nsize = 1\n",
-            "s.toml:4:8: error: `base` = -1 is out of range; expected 0..=18446744073709551615",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 0\n",
-            "s.toml:5:8: error: region at 0x0 has size 0",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0xffffffffffffffff\nsize = 2\n",
-            "s.toml:5:8: error: region at 0xffffffffffffffff of size 0x2 passes the top",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 1\naccess = \"x\"\n",
-            "s.toml:6:10: error: `access` = \"x\" is not an access mode; expected \"rw\" or \"r\"",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 1\nfill = 256\n",
-            "s.toml:6:8: error: `fill` = 256 is out of range; expected 0..=255",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 1\nperm = 1\n",
-            "s.toml:6:1: error: unknown key `perm` in [[memory]]",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 16\n[[memory]]\nbase = 8\nsize = 16\n",
-            "s.toml:6:1: error: region `memory[1]` [0x8, 0x17] overlaps region `memory[0]` [0x0, 0xf]",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\nmemory = 3\n",
-            "s.toml:3:10: error: `memory` must be an array of tables",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[init]]\nhex = \"00\"\n",
-            "s.toml:3:1: error: [[init]] is missing the key `addr`",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\n",
-            "s.toml:3:1: error: [[init]] needs `hex`, or `fill` with `len`",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"00\"\nfill = 1\nlen = 1\n",
-            "s.toml:5:1: error: [[init]] takes either `hex` or `fill` with `len`, not both",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nfill = 1\n",
-            "s.toml:3:1: error: [[init]] `fill` and `len` go together",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"abc\"\n",
-            "s.toml:5:10: error: `hex`: odd number of hex digits",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[init]]\naddr = 0\nhex = \"00\"\nx = 1\n",
-            "s.toml:6:1: error: unknown key `x` in [[init]]",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\nregs = 1\n",
-            "s.toml:3:8: error: `[regs]` must be a table, not an integer",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[expect]\noutcome = \"done\"\n",
-            "s.toml:4:11: error: `outcome` = \"done\" is not an outcome; expected \"ok\", \"fault\" or \"pending\"",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[expect]\nfault = 1\n",
-            "s.toml:4:9: error: `fault` must be a fault kind string or a table { kind, address }, not an integer",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[expect]\nfault = { kind = \"x\", at = 1 }\n",
-            "s.toml:4:23: error: unknown key `at` in [expect.fault]",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[expect]\nwrites = 1\n",
-            "s.toml:4:1: error: unknown key `writes` in [expect]",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[expect.memory]]\naddr = 0\n",
-            "s.toml:3:1: error: [[expect.memory]] is missing the key `hex`",
-        ),
-        (
-            "isa = \"pto\"\nprogram = \"\"\n[[expect.memory]]\naddr = 0\nhex = \"00\"\nlen = 1\n",
-            "s.toml:6:1: error: unknown key `len` in [[expect.memory]]",
-        ),
-        ("isa = \"pto\"\nprogram = \"\"\nx = [1,\n", "s.toml:3:8: error: invalid TOML: unclosed array"),
-    ];
-    for (text, want) in cases {
+    for (text, want) in ERROR_CASES {
         let got = err(text);
         assert!(
             got.starts_with(want),

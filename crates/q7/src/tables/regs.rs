@@ -190,7 +190,7 @@ pub(crate) fn spelled(name: &str) -> Option<(File, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{field, FieldRole};
+    use crate::tables::encoding::{field, FieldRole};
 
     #[test]
     fn the_table_is_consistent() {

@@ -6,7 +6,7 @@
 //! Every other part of the crate (parser, printer, executor, `explain`, lint,
 //! docs) reads these tables; nothing about an instruction is written twice.
 
-use crate::regs::File;
+use crate::tables::regs::File;
 use std::sync::OnceLock;
 use xstore_core::Provenance;
 
@@ -83,10 +83,10 @@ impl Format {
     }
 
     /// Bundle length in bytes: 16 for the wide F formats, 8 for the narrow N
-    /// formats (the length of the public bundle, [`crate::codec::BUNDLE_BYTES`]).
+    /// formats (the length of the public bundle, [`crate::tables::encoding::BUNDLE_BYTES`]).
     pub fn bytes(self) -> u8 {
         match self {
-            Format::N0 | Format::N1 | Format::N2 => crate::codec::BUNDLE_BYTES as u8,
+            Format::N0 | Format::N1 | Format::N2 => crate::tables::encoding::BUNDLE_BYTES as u8,
             _ => 16,
         }
     }
@@ -1448,7 +1448,7 @@ impl Op {
             (Group::Ss | Group::Sb, _) => 3,
             _ => 4,
         };
-        let f = &crate::codec::IMM4;
+        let f = &crate::tables::encoding::IMM4;
         Some((scale, f.min * scale, f.max * scale, &IMM_RULES[row]))
     }
     /// The addressing of the op: its effective address and base update, in words

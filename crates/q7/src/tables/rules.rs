@@ -1,7 +1,7 @@
 //! The rules the assembler enforces and the checks `validate` reports: one
 //! row each, whose name every diagnostic and check carries and the docs list.
 
-use crate::codec::PUBLIC_BYTES;
+use crate::tables::encoding::PUBLIC_BYTES;
 use xstore_core::rules::CheckDef;
 use xstore_core::Provenance;
 

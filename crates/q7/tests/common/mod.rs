@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use xstore_q7::roster::{Op, Operand};
+use xstore_q7::tables::roster::{Op, Operand};
 
 /// The text of `op` with each operand written by `pick` (from the roster's
 /// signature table, so no test restates a signature).

@@ -1,0 +1,181 @@
+//! The scenario keys of the Neuron model (`[regs]`, `[symbols]`, the
+//! program as text or hex), and a scenario's run through the stepping layer.
+
+use crate::exec::{self, Machine};
+use crate::instruction::{AddrForm, Instruction, Mem2d};
+use crate::{asm, symbols, tables};
+use std::collections::BTreeMap;
+use xstore_core::report::Exec;
+use xstore_core::scenario::{Program, Scenario};
+use xstore_core::stream::WriteSink;
+use xstore_core::{step, Diagnostic, Memory};
+
+/// One program instruction with where it came from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProgInst {
+    pub(crate) inst: Instruction,
+    /// Line in the scenario file (text programs).
+    pub(crate) line: Option<u32>,
+}
+
+/// Parse the scenario's `[regs]`: `r0`..`r63`, u32 values. Errors name the
+/// scenario file.
+fn parse_regs(sc: &Scenario) -> Result<[u32; tables::NUM_REGS], Diagnostic> {
+    let mut regs = [0u32; tables::NUM_REGS];
+    for (k, v) in &sc.regs {
+        let n = exec::reg_index(&k.name).ok_or_else(|| {
+            Diagnostic::scenario(format!("`{}` is not a sequencer register", k.name))
+                .at(k.line, k.col)
+                .in_file(&sc.file)
+                .expected(format!("r0..r{}", tables::NUM_REGS - 1))
+        })?;
+        regs[n] = v.as_u32(&k.name).map_err(|d| d.in_file(&sc.file))?;
+    }
+    Ok(regs)
+}
+
+/// Parse the scenario's `[symbols]`: var_id → address, by the rules of
+/// [`symbols`]. Errors name the scenario file.
+fn parse_symbols(sc: &Scenario) -> Result<BTreeMap<u32, u64>, Diagnostic> {
+    let mut table = symbols::SymbolTable::new();
+    if let Some(item) = sc.extra("symbols") {
+        table.add_table(item, &sc.file)?;
+    }
+    Ok(table.map())
+}
+
+/// Decode or assemble the scenario's program. Errors name the scenario file.
+fn load_program(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
+    load_program_inner(sc).map_err(|d| d.in_file(&sc.file))
+}
+
+fn load_program_inner(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
+    match &sc.program {
+        Program::Text { text, origin } => {
+            let lines = asm::parse_program(text).map_err(|d| d.shifted(*origin))?;
+            Ok(lines
+                .into_iter()
+                .map(|l| ProgInst {
+                    inst: l.inst,
+                    line: Some(l.line + origin.0 - 1),
+                })
+                .collect())
+        }
+        Program::Hex { bytes, origin } => {
+            let insts = crate::codec::decode(bytes)
+                .map_err(|e| relocate_hex(crate::decode_diagnostic(e), *origin))?;
+            Ok(insts
+                .into_iter()
+                .map(|inst| ProgInst { inst, line: None })
+                .collect())
+        }
+    }
+}
+
+fn relocate_hex(d: Diagnostic, origin: (u32, u32)) -> Diagnostic {
+    let mut d = d;
+    if let xstore_core::Location::Binary { offset, .. } = d.location {
+        d.message = format!("program_hex byte {offset}: {}", d.message);
+    }
+    d.at(origin.0, origin.1)
+}
+
+/// Locate an error about program instruction `index` in the scenario file:
+/// its line (text; the column where the program text starts when it is the
+/// text's first line), or the `program_hex` value with the byte offset in the
+/// message.
+fn locate(d: Diagnostic, p: &ProgInst, sc: &Scenario, index: usize) -> Diagnostic {
+    let o = sc.program.origin();
+    let d = match p.line {
+        Some(l) => d.at(l, if l == o.0 { o.1 } else { 1 }),
+        None => {
+            let mut d = d;
+            d.message = format!(
+                "instruction {index} (program_hex byte {}): {}",
+                index * tables::INST_LEN,
+                d.message
+            );
+            d.at(o.0, o.1)
+        }
+    };
+    d.in_file(&sc.file)
+}
+
+/// A scenario's program ready to execute: what `run` and `lint` both read
+/// before anything executes, so that they accept and reject the same inputs.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    /// The initial registers (`[regs]`).
+    pub(crate) regs: [u32; tables::NUM_REGS],
+    /// The program as written, one entry per instruction.
+    pub(crate) prog: Vec<ProgInst>,
+    /// `prog[i]` lowered with `[symbols]`: every one a TensorStore/TensorLoad
+    /// with an immediate address.
+    pub(crate) insts: Vec<Mem2d>,
+}
+
+/// Read `[regs]`, the program and `[symbols]`, lower every pseudo instruction
+/// and reject what cannot execute (a not-modelled opcode, a register/table
+/// ADDR8 form), before any instruction runs. Every error names the scenario
+/// file and a line:col in it.
+pub(crate) fn prepare(sc: &Scenario) -> Result<Prepared, Diagnostic> {
+    let regs = parse_regs(sc)?;
+    let prog = load_program(sc)?;
+    let symbols = parse_symbols(sc)?;
+    let mut insts = Vec::with_capacity(prog.len());
+    for (i, p) in prog.iter().enumerate() {
+        let m = match &p.inst {
+            Instruction::Mem2d(m) => m,
+            Instruction::NotModelled(n) => {
+                let def = n.def();
+                let d = Diagnostic::unsupported(format!(
+                    "opcode {:#04x} {} is not modelled",
+                    def.code, def.name
+                ));
+                return Err(locate(d, p, sc, i));
+            }
+        };
+        let m = exec::lower_one(m, &symbols).map_err(|d| locate(d, p, sc, i))?;
+        if let AddrForm::Other { marker, .. } = m.addr_form() {
+            let d = Diagnostic::unsupported(exec::unsupported_addr8_message(marker))
+                .hint("write the address in the immediate form [ADDRESS]");
+            return Err(locate(d, p, sc, i));
+        }
+        insts.push(m);
+    }
+    Ok(Prepared { regs, prog, insts })
+}
+
+/// Whether an instruction carries wait/update events (carried, not executed).
+fn has_events(m: &Mem2d) -> bool {
+    m.wait_mode != 0 || m.wait_idx != 0 || m.update_mode != 0 || m.update_idx != 0
+}
+
+/// Run a scenario's program against `mem` (`Isa::execute`): the lowered
+/// program on the machine holding the scenario's registers, through the
+/// stepping layer. A fault's message names its instruction's index.
+pub(crate) fn execute(
+    sc: &Scenario,
+    mem: &mut Memory,
+    sink: &mut dyn WriteSink,
+) -> Result<Exec, Diagnostic> {
+    let Prepared { regs, insts, .. } = prepare(sc)?;
+    let prog: Vec<Instruction> = insts.iter().copied().map(Instruction::Mem2d).collect();
+    let mut m = Machine::from_regs(regs);
+    let ran = step::run_into(&mut m, &prog[..], mem, sink);
+    let attempted = ran.executed + usize::from(ran.stop.is_some());
+    let label = |i: usize| Some(format!("instruction {i}"));
+    let mut exec = step::exec_report(&m, &regs, ran, &label)
+        .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&sc.file))?;
+    let events = insts[..attempted]
+        .iter()
+        .enumerate()
+        .filter(|(_, inst)| has_events(inst))
+        .map(|(i, _)| {
+            format!(
+                "instruction {i}: wait/update events are carried but not executed (no semaphore model)"
+            )
+        });
+    exec.warnings.splice(0..0, events);
+    Ok(exec)
+}
