@@ -150,3 +150,15 @@ def test_scenario_errors_name_the_key() -> None:
 def test_isa_names() -> None:
     names: List[str] = xstore.isa_names()
     assert names == ["neuron", "pto", "q7"]
+
+
+def test_every_registered_isa_has_its_module() -> None:
+    # The registry's ISAs (xstore.isa_names()) each have a module with the
+    # embedding API, reachable as xstore.<isa>.
+    import importlib
+
+    for name in xstore.isa_names():
+        mod = importlib.import_module(f"xstore.{name}")
+        for attr in ["decode", "check", "Machine", "Instruction"]:
+            assert hasattr(mod, attr), f"xstore.{name}.{attr}"
+        assert getattr(xstore, name) is mod

@@ -1088,7 +1088,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
         results.extend(got);
     };
     if all || what == "memory" {
-        group("memory", &|| xstore_core::bench::memory(quick));
+        group("memory", &|| xstore_devkit::bench::memory(quick));
     }
     for isa in xstore_isas::all() {
         if all || what == isa.name() {

@@ -189,7 +189,7 @@ fn seeds(isa: &dyn Isa) -> Vec<(String, String)> {
 
 /// The program (`program` or `program_hex`) of a scenario text: key, value, span.
 fn program_of(text: &str) -> (String, String, std::ops::Range<usize>) {
-    let doc = xstore_core::tomlval::parse_document(text).expect("examples parse");
+    let doc = xstore_core::scenario::parse_document(text).expect("examples parse");
     let (k, it) = doc
         .entries
         .iter()
@@ -212,7 +212,7 @@ fn mutate(
     key: &str,
     program: &str,
     pool: &[String],
-    rng: &mut xstore_core::bench::XorShift,
+    rng: &mut xstore_devkit::bench::XorShift,
 ) -> String {
     let mut pick = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     if key == "program_hex" {
@@ -304,7 +304,7 @@ fn line_pool(isa: &dyn Isa) -> Vec<String> {
 
 #[test]
 fn random_programs_run_or_fail_cleanly() {
-    let mut rng = xstore_core::bench::XorShift(0x243f_6a88_85a3_08d3);
+    let mut rng = xstore_devkit::bench::XorShift(0x243f_6a88_85a3_08d3);
     for isa in isas() {
         let seeds = seeds(isa);
         // The seeds whose program executes as it is (the others fault or wait

@@ -2,7 +2,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use xstore_core::bench::XorShift;
+use xstore_core::conformance::XorShift;
 use xstore_core::{Access, AddressSpace, Memory, MemoryMap, NoTrace, Region, Transaction};
 
 const REGION: u64 = 16 << 20;

@@ -28,7 +28,6 @@
 //! assert!(stats.writes > 0 && stats.faults > 0);
 //! ```
 
-use crate::bench::XorShift;
 use crate::mem::{Access, MemoryMap, Region};
 use crate::space::{AddressSpace, Writes};
 use crate::{Fault, FaultKind, TraceEvent, Transaction, VecTrace};
@@ -580,5 +579,24 @@ fn judge<M: AddressSpace>(
             Ok(())
         }
         (g, w) => Err(format!("gave {g:?}, the rule {w:?}")),
+    }
+}
+
+/// A small deterministic generator: the one [`check`] draws its random maps
+/// and writes from, and the one the benches and tests of xstore draw theirs
+/// from.
+#[derive(Debug, Clone)]
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// Advance the state by one xorshift64 step (shifts 13, 7, 17) and return
+    /// the new state; a zero state stays zero.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
     }
 }

@@ -198,8 +198,15 @@ pub trait Isa: Sync {
     fn units_of(&self, text: &str) -> Result<Vec<String>, Diagnostic>;
     /// `explain ARG`: ARG is hex bytes (or, where the ISA allows, a mnemonic).
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic>;
-    /// The checks of `validate`, in report order, one at a time.
-    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic>;
+    /// The checks of `validate`, in report order, one at a time. An ISA
+    /// implements this or [`Isa::validate`] (each is provided from the
+    /// other).
+    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
+        for c in &self.validate(bytes)?.checks {
+            emit(c);
+        }
+        Ok(())
+    }
     /// `validate`: the verdict and every check ([`Validation::from_checks`]).
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         let mut checks = Vec::new();
@@ -263,6 +270,20 @@ pub fn explain_input(
             .hint("pass the instruction's hex bytes"));
     }
     isa.explain(arg).map_err(|d| d.in_file(name))
+}
+
+/// The text of a scenario of isa `isa` whose program is `lines` (one unit
+/// each) and whose tables are `tables`: the form of every ISA's
+/// [`IsaInfo::sample_scenario`].
+pub fn program_scenario(isa: &str, lines: impl Iterator<Item = String>, tables: &str) -> String {
+    let mut s = format!("isa = \"{isa}\"\nprogram = \"\"\"\n");
+    for l in lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    s.push_str("\"\"\"\n");
+    s.push_str(tables);
+    s
 }
 
 /// The memory model's fault kinds that an executor reports as they are

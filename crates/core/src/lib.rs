@@ -1,6 +1,7 @@
 //! Shared foundation of xstore: the sparse memory model with probe-then-commit
 //! transactions, the trace sink, provenance tags, diagnostics, scenario files,
-//! the interface every ISA crate implements, and the benchmark harness helpers.
+//! the interface every ISA crate implements and the stepping layer its
+//! machine implements ([`step`]).
 //!
 //! Central invariant (see ARCHITECTURE.md): **a fault writes nothing**. An
 //! executor hands each instruction's writes to an [`AddressSpace`] (the sparse
@@ -61,13 +62,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod bench;
 pub mod bits;
 pub mod bytes;
 pub mod conformance;
 pub mod decode;
 pub mod diag;
-pub mod docgen;
 mod fault;
 pub mod hex;
 pub mod isa;
@@ -80,8 +79,8 @@ pub mod scenario;
 pub mod space;
 pub mod step;
 pub mod stream;
-pub mod text;
-pub mod tomlval;
+mod text;
+mod tomlval;
 mod trace;
 mod tx;
 

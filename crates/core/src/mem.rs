@@ -11,7 +11,7 @@
 //!   `Memory` supplies the primitives and overrides only
 //!   [`AddressSpace::store_with`], which writes a span in place and skips the
 //!   look-ups for a span known to probe clean (see [`Memory`]).
-//! * A [`Transaction`] stages the writes of one instruction. Masked writes
+//! * A [`Transaction`](crate::Transaction) stages the writes of one instruction. Masked writes
 //!   carry one bit mask per byte: `0xff` writes the byte, `0x00` leaves it
 //!   (byte enables), `0x0f`/`0xf0` write one nibble (four-bit stores, a
 //!   read-modify-write that keeps the sibling nibble). Only bytes with a

@@ -10,7 +10,7 @@
 
 use crate::diag::Diagnostic;
 use crate::mem::{Access, Region};
-use crate::tomlval::{parse_document, Fields, Item, Key, Value};
+pub use crate::tomlval::{parse_document, Fields, Item, Key, Table, Value};
 
 /// Outcome of executing a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -58,6 +58,29 @@ pub trait UnitFault: std::fmt::Debug {
     }
 }
 
+/// Implement [`UnitFault`] for an ISA's fault type through its own inherent
+/// methods of the same names (`kind`, `address`, `message`, `code`), so that
+/// the type and the trait answer alike.
+#[macro_export]
+macro_rules! unit_fault {
+    ($t:ty) => {
+        impl $crate::step::UnitFault for $t {
+            fn kind(&self) -> &'static str {
+                <$t>::kind(self)
+            }
+            fn address(&self) -> Option<u64> {
+                <$t>::address(self)
+            }
+            fn message(&self) -> std::borrow::Cow<'_, str> {
+                <$t>::message(self)
+            }
+            fn code(&self) -> Option<u32> {
+                <$t>::code(self)
+            }
+        }
+    };
+}
+
 /// A program split into units, in program order.
 pub trait Program {
     /// How many units it holds.
@@ -99,6 +122,18 @@ pub enum Retired {
     /// It completed, and the model has something to say about it (a PTO
     /// block with PE mask 0000: no effect at all).
     Note(String),
+}
+
+impl Retired {
+    /// A unit's result as a step's: any success retires it ([`Retired::Done`]),
+    /// a fault stops the run ([`Stop::Fault`]).
+    #[inline(always)]
+    pub fn of<T, F>(result: Result<T, F>) -> Result<Retired, Stop<F>> {
+        match result {
+            Ok(_) => Ok(Retired::Done),
+            Err(f) => Err(Stop::Fault(f)),
+        }
+    }
 }
 
 /// Why a unit stopped the run.

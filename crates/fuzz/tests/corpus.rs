@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use xstore_core::bench::XorShift;
 use xstore_core::hex;
+use xstore_devkit::bench::XorShift;
 use xstore_fuzz::{isas, targets};
 
 fn root() -> PathBuf {

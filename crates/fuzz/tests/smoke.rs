@@ -5,7 +5,7 @@
 //! for: the execution targets execute instructions and check faults.
 
 use std::path::PathBuf;
-use xstore_core::bench::XorShift;
+use xstore_devkit::bench::XorShift;
 use xstore_fuzz::{target, targets};
 
 fn corpus(name: &str) -> Vec<Vec<u8>> {

@@ -860,7 +860,7 @@ impl fmt::Display for Mem2d {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use xstore_core::tomlval::{parse_document, Value};
+    use xstore_core::scenario::{parse_document, Value};
 
     /// What TOML makes of `x = <tok>`: an integer, a float, or neither.
     fn toml_value(tok: &str) -> Option<Value> {

@@ -4,8 +4,8 @@ use crate::exec::Machine;
 use crate::instruction::{Instruction, Mem2d};
 use crate::tables::{DataSrc, Dir, Op, DTYPES, INST_LEN, MAX_ELEMS, PROFILES};
 use std::hint::black_box;
-use xstore_core::bench::{compare, BenchResult, XorShift};
 use xstore_core::{Memory, NoTrace};
+use xstore_devkit::bench::{compare, BenchResult, XorShift};
 
 /// A stream of `n` instructions: stores and loads over the dtype set, both
 /// sources for stores.

@@ -5,8 +5,8 @@ use crate::lint::LINTS;
 use crate::tables::*;
 use crate::validate;
 use std::fmt::Write as _;
-use xstore_core::docgen::{cell as esc, profiles_table};
 use xstore_core::report::CheckOrigin;
+use xstore_devkit::docgen::{cell as esc, profiles_table};
 
 /// The generated section of `docs/neuron.md`: markdown tables of the opcodes,
 /// fields, dtypes, ADDR8 forms, checks, profiles, decisions and lint rules.

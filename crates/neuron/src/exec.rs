@@ -17,7 +17,7 @@ use std::fmt;
 use xstore_core::report::RegReport;
 use xstore_core::report::RegValue;
 use xstore_core::rules::CheckDef;
-use xstore_core::step::{self, Load, Registers, Retired, Stepper, Stop, Unit, UnitFault};
+use xstore_core::step::{self, Load, Registers, Retired, Stepper, Stop, Unit};
 use xstore_core::{AddressSpace, Diagnostic, TraceSink, Transaction};
 use xstore_core::{Fault as MemFault, FaultKind as MemFaultKind};
 
@@ -428,17 +428,7 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
-impl UnitFault for Fault {
-    fn kind(&self) -> &'static str {
-        Fault::kind(self)
-    }
-    fn address(&self) -> Option<u64> {
-        Fault::address(self)
-    }
-    fn message(&self) -> Cow<'_, str> {
-        Fault::message(self)
-    }
-}
+xstore_core::unit_fault!(Fault);
 
 impl Unit for Instruction {
     fn text(&self) -> String {
@@ -462,10 +452,7 @@ impl Stepper for Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> Result<Retired, Stop<Fault>> {
-        match self.execute(&prog[index], mem, trace) {
-            Ok(_) => Ok(Retired::Done),
-            Err(f) => Err(Stop::Fault(f)),
-        }
+        Retired::of(self.execute(&prog[index], mem, trace))
     }
 }
 

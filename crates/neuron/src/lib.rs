@@ -129,15 +129,13 @@ static EXAMPLES: &[Example] = &[
 
 /// A scenario of `n` byte stores into SBUF, for the scaling figures.
 fn sample_scenario(n: usize) -> String {
-    let mut s = String::from("isa = \"neuron\"\nprogram = \"\"\"\n");
-    for i in 0..n {
-        s.push_str(&format!(
-            "tensor_store.u8 [{:#x}], num_elem=(4,1), imm=(1,2,3,4)\n",
+    let line = |i: usize| {
+        format!(
+            "tensor_store.u8 [{:#x}], num_elem=(4,1), imm=(1,2,3,4)",
             (i % 0x10000) * 4
-        ));
-    }
-    s.push_str("\"\"\"\n");
-    s
+        )
+    };
+    xstore_core::isa::program_scenario("neuron", (0..n).map(line), "")
 }
 
 /// The registry's facts about this ISA.

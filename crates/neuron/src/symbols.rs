@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use xstore_core::num::{parse_u64, INT_EXPECTED};
-use xstore_core::tomlval::{parse_document, Fields, Item, Key};
+use xstore_core::scenario::{parse_document, Fields, Item, Key};
 use xstore_core::Diagnostic;
 
 /// A var_id: a number by the number rule, 0..=0xffffffff.

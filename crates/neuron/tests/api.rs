@@ -197,7 +197,7 @@ fn is_valid_agrees_with_validate() {
     };
     assert!(g.is_valid() && g.validate().valid);
     assert!(!b.is_valid() && !b.validate().valid);
-    let mut rng = xstore_core::bench::XorShift(0x5eed);
+    let mut rng = xstore_devkit::bench::XorShift(0x5eed);
     let (mut valid, mut invalid) = (0, 0);
     for k in 0..20_000 {
         let mut bytes = good[0].encode();

@@ -5,7 +5,7 @@
 fn generated_doc_section_matches_tables() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/neuron.md");
     let want = xstore_neuron::doc_tables();
-    xstore_core::docgen::check_generated(std::path::Path::new(path), &want)
+    xstore_devkit::docgen::check_generated(std::path::Path::new(path), &want)
         .unwrap_or_else(|e| panic!("{e}"));
 }
 

@@ -5,7 +5,7 @@
 mod common;
 use proptest::prelude::*;
 use xstore_core::num::parse_int;
-use xstore_core::tomlval::{parse_document, Value};
+use xstore_core::scenario::{parse_document, Value};
 use xstore_neuron::isa;
 use xstore_neuron::symbols::{parse_address, parse_var_id, SymbolTable};
 

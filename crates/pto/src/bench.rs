@@ -8,8 +8,8 @@ use crate::machine::Machine;
 use crate::tables::{self, TileLayout};
 use crate::tile::{Location, Shape, Tile};
 use std::hint::black_box;
-use xstore_core::bench::{compare, BenchResult, XorShift};
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region};
+use xstore_devkit::bench::{compare, BenchResult, XorShift};
 
 const REGION: u64 = 4 << 20;
 

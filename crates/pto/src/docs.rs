@@ -112,7 +112,7 @@ pub(crate) fn tables_markdown() -> String {
     faults_and_rules_tables(&mut s);
     decisions_and_lints_tables(&mut s);
     let _ = writeln!(s, "\n### Memory profiles\n");
-    s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
+    s.push_str(&xstore_devkit::docgen::profiles_table(crate::PROFILES));
     s
 }
 

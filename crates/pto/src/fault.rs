@@ -4,7 +4,6 @@
 use crate::tables::{FaultKind, Rule};
 use std::borrow::Cow;
 use std::fmt;
-use xstore_core::step::UnitFault;
 
 /// A fault of a block: its kind, the rule that failed, the element address
 /// for the two data faults, and a sentence saying where and why.
@@ -71,17 +70,4 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
-impl UnitFault for Fault {
-    fn kind(&self) -> &'static str {
-        Fault::kind(self)
-    }
-    fn address(&self) -> Option<u64> {
-        Fault::address(self)
-    }
-    fn message(&self) -> Cow<'_, str> {
-        Fault::message(self)
-    }
-    fn code(&self) -> Option<u32> {
-        Fault::code(self)
-    }
-}
+xstore_core::unit_fault!(Fault);

@@ -99,7 +99,7 @@ pub use tile::{Location, Shape, ShapeError, Tile, TileRule};
 pub use validate::{check_stream, validate};
 
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
-use xstore_core::report::{BenchResult, Check, Exec, Explanation, Finding};
+use xstore_core::report::{BenchResult, Exec, Explanation, Finding, Validation};
 use xstore_core::scenario::Scenario;
 use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
@@ -136,15 +136,10 @@ static EXAMPLES: &[Example] = &[
 /// A scenario of `n` blocks, each storing a 2 × 64 U8 tile, for the scaling
 /// figures.
 fn sample_scenario(n: usize) -> String {
-    let mut s = String::from("isa = \"pto\"\nprogram = \"\"\"\n");
-    for _ in 0..n {
-        s.push_str("BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP\n");
-    }
-    s.push_str(
-        "\"\"\"\n[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 64\n\n[[tile]]\npe = 0\nreg = \"T#1\"\n\
-         dtype = \"U8\"\ncapacity = 128\ncols = 64\nvalid_rows = 2\nvalid_cols = 64\n",
-    );
-    s
+    let block = "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP";
+    let tables = "[regs]\n\"pe0.a0\" = 0x100\n\"pe0.a1\" = 64\n\n[[tile]]\npe = 0\nreg = \"T#1\"\n\
+                  dtype = \"U8\"\ncapacity = 128\ncols = 64\nvalid_rows = 2\nvalid_cols = 64\n";
+    xstore_core::isa::program_scenario("pto", (0..n).map(|_| block.to_string()), tables)
 }
 
 /// The registry's facts about this ISA.
@@ -190,11 +185,8 @@ impl Isa for Model {
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         explain::explain_arg(arg)
     }
-    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
-        for c in &validate(bytes)?.checks {
-            emit(c);
-        }
-        Ok(())
+    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
+        validate(bytes)
     }
     fn execute(
         &self,

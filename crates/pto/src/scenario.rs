@@ -11,10 +11,10 @@ use crate::program::Program;
 use crate::state::parse_reg;
 use crate::tables::{NUM_PES, SHARED_TILES};
 use xstore_core::report::{Exec, RegValue};
+use xstore_core::scenario::{Fields, Item, Key};
 use xstore_core::scenario::{Program as ScProgram, Scenario};
 use xstore_core::step::{self, Registers};
 use xstore_core::stream::WriteSink;
-use xstore_core::tomlval::{Fields, Item, Key};
 use xstore_core::Diagnostic;
 use xstore_core::Memory;
 

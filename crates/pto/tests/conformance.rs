@@ -262,8 +262,8 @@ fn doc_section(hs: &[Header]) -> String {
             h.id,
             h.rel,
             h.rel,
-            xstore_core::docgen::cell(h.case.as_deref().unwrap_or("")),
-            xstore_core::docgen::cell(&h.checks),
+            xstore_devkit::docgen::cell(h.case.as_deref().unwrap_or("")),
+            xstore_devkit::docgen::cell(&h.checks),
             if h.differs {
                 "pass (0.58.5 behaviour)"
             } else {
@@ -315,7 +315,7 @@ fn the_conformance_doc_lists_exactly_the_files() {
     // Every file's commit is the one read (pto-spec) or a 40-digit asl-model commit.
     assert!(hs.iter().all(|h| h.commit.len() == 40));
     let want = doc_section(&hs);
-    xstore_core::docgen::check_generated(&root().join("docs/conformance.md"), &want)
+    xstore_devkit::docgen::check_generated(&root().join("docs/conformance.md"), &want)
         .unwrap_or_else(|e| panic!("{e}"));
 }
 

@@ -341,7 +341,7 @@ fn memory(c: &Case) -> Memory {
 
 fn build(c: &Case) -> (Machine, Vec<Word>, Memory) {
     let mut m = Machine::new();
-    let mut rng = xstore_core::bench::XorShift(c.seed | 1);
+    let mut rng = xstore_devkit::bench::XorShift(c.seed | 1);
     let mut tile = || {
         let made = if c.shared {
             Tile::shared(c.shape)

@@ -710,7 +710,7 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn build(c: &Case) -> (Machine, Vec<Word>, Memory) {
     let mut m = Machine::new();
-    let mut rng = xstore_core::bench::XorShift(c.seed | 1);
+    let mut rng = xstore_devkit::bench::XorShift(c.seed | 1);
     for pe in 0..4 {
         let mut t = Tile::local(Shape {
             dtype: c.dtype,

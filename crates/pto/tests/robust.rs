@@ -127,7 +127,7 @@ proptest! {
         prop_assert!(t.is_ok(), "{:?}", t);
         let mut t = t.unwrap();
         prop_assert_eq!(t.shape().rows(), rows);
-        let mut rng = xstore_core::bench::XorShift(seed | 1);
+        let mut rng = xstore_devkit::bench::XorShift(seed | 1);
         for b in t.payload_mut().iter_mut() {
             *b = rng.next_u64() as u8;
         }

@@ -40,9 +40,9 @@ impl Sink {
 }
 
 /// A machine of an ISA crate as the Python classes drive it.
-pub trait Arch: Load + Registers + Send + Sync + 'static {}
+pub trait IsaMachine: Load + Registers + Send + Sync + 'static {}
 
-impl<M: Load + Registers + Send + Sync + 'static> Arch for M {}
+impl<M: Load + Registers + Send + Sync + 'static> IsaMachine for M {}
 
 /// What `Machine.execute` did: the writes in commit order, the registers it
 /// changed, how it ended and how many instructions (PTO: blocks) completed.
@@ -226,7 +226,7 @@ pub fn drive<C, A>(
 ) -> PyResult<Effects>
 where
     C: PyClass<Frozen = False>,
-    A: Arch,
+    A: IsaMachine,
 {
     let py = slf.py();
     let snap = arch(&mut slf.borrow_mut()).snapshot();
@@ -276,7 +276,10 @@ where
 
 /// A program: bytes-like (decoded) or a str (assembly text, which is how a
 /// Q7 program whose bundles have no public bytes is given).
-pub fn decode_program<A: Arch>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<A::Owned> {
+pub fn decode_program<A: IsaMachine>(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+) -> PyResult<A::Owned> {
     if let Ok(s) = data.cast::<pyo3::types::PyString>() {
         return A::assemble(&s.to_cow()?).map_err(|d| input_error(py, &d));
     }
@@ -284,7 +287,7 @@ pub fn decode_program<A: Arch>(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyRes
 }
 
 /// Defines an ISA's `Machine` class around an ISA crate's machine (an
-/// [`Arch`]): `Machine(profile=None, memory=None)`, `.memory`, `.regs`,
+/// `IsaMachine`): `Machine(profile=None, memory=None)`, `.memory`, `.regs`,
 /// `.reg`, `.set_reg`, `.reg_names`, `.execute`; `$isa` is the ISA's adapter
 /// (for its profiles), `$extra` further methods of the class.
 #[macro_export]

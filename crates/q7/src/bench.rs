@@ -5,8 +5,8 @@ use crate::instruction::{Bundle, Inst, Off};
 use crate::machine::Machine;
 use crate::tables::roster;
 use std::hint::black_box;
-use xstore_core::bench::{compare, BenchResult, XorShift};
 use xstore_core::{Memory, NoTrace};
+use xstore_devkit::bench::{compare, BenchResult, XorShift};
 
 /// Bytes each case stores.
 pub const SPAN: usize = 1 << 20;

@@ -13,7 +13,7 @@ use crate::tables::roster::{
 use crate::tables::rules::{ASM_RULES, CHECKS};
 use std::fmt::Write;
 
-use xstore_core::docgen::cell as esc;
+use xstore_devkit::docgen::cell as esc;
 
 /// Markdown of every table of the crate: the generated section of
 /// docs/q7.md.
@@ -394,7 +394,7 @@ fn lint_table(s: &mut String) {
 
 fn profiles_table(s: &mut String) {
     let _ = writeln!(s, "\n### Memory profiles\n");
-    s.push_str(&xstore_core::docgen::profiles_table(crate::PROFILES));
+    s.push_str(&xstore_devkit::docgen::profiles_table(crate::PROFILES));
 }
 
 fn group_placements_table(s: &mut String) {

@@ -24,7 +24,7 @@ use crate::tables::roster::{Conv, Kind, Mode, Op};
 use std::borrow::Cow;
 use std::fmt;
 use xstore_core::bytes::copy_short;
-use xstore_core::step::{self, Load, Retired, Stepper, Stop, UnitFault};
+use xstore_core::step::{self, Load, Retired, Stepper, Stop};
 use xstore_core::Diagnostic;
 use xstore_core::{AddressSpace, TraceSink, Transaction};
 
@@ -126,17 +126,7 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
-impl UnitFault for Fault {
-    fn kind(&self) -> &'static str {
-        Fault::kind(self)
-    }
-    fn address(&self) -> Option<u64> {
-        Fault::address(self)
-    }
-    fn message(&self) -> Cow<'_, str> {
-        Fault::message(self)
-    }
-}
+xstore_core::unit_fault!(Fault);
 
 #[cold]
 #[inline(never)]
@@ -801,10 +791,7 @@ impl Stepper for Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> Result<Retired, Stop<Fault>> {
-        match self.execute(&prog[index], mem, trace) {
-            Ok(()) => Ok(Retired::Done),
-            Err(f) => Err(Stop::Fault(f)),
-        }
+        Retired::of(self.execute(&prog[index], mem, trace))
     }
 }
 
@@ -824,10 +811,7 @@ impl Stepper for StagedRun<'_> {
         mem: &mut M,
         trace: &mut T,
     ) -> Result<Retired, Stop<Fault>> {
-        match self.m.execute_staged(&prog[index], mem, self.tx, trace) {
-            Ok(()) => Ok(Retired::Done),
-            Err(f) => Err(Stop::Fault(f)),
-        }
+        Retired::of(self.m.execute_staged(&prog[index], mem, self.tx, trace))
     }
 }
 

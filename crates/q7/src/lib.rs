@@ -105,7 +105,7 @@ pub use machine::{Machine, Misaligned, Options, Valign};
 pub use validate::{check_stream, validate};
 
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
-use xstore_core::report::{BenchResult, Check, Exec, Explanation, Finding};
+use xstore_core::report::{BenchResult, Exec, Explanation, Finding, Validation};
 use xstore_core::scenario::Scenario;
 use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
@@ -141,12 +141,8 @@ static EXAMPLES: &[Example] = &[
 /// A scenario of `n` 64-byte stores walking up from 0x10000, for the scaling
 /// figures.
 fn sample_scenario(n: usize) -> String {
-    let mut s = String::from("isa = \"q7\"\nprogram = \"\"\"\n");
-    for _ in 0..n {
-        s.push_str("IVP_SV2NX8_IP v0, a3, 64\n");
-    }
-    s.push_str("\"\"\"\n[regs]\na3 = 0x10000\n");
-    s
+    let lines = (0..n).map(|_| "IVP_SV2NX8_IP v0, a3, 64".to_string());
+    xstore_core::isa::program_scenario("q7", lines, "[regs]\na3 = 0x10000\n")
 }
 
 /// The registry's facts about this ISA.
@@ -200,11 +196,8 @@ impl Isa for Model {
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         explain::explain_arg(arg)
     }
-    fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
-        for c in &validate(bytes)?.checks {
-            emit(c);
-        }
-        Ok(())
+    fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
+        validate(bytes)
     }
     fn execute(
         &self,

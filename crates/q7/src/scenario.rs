@@ -7,9 +7,9 @@ use crate::machine::{Machine, Misaligned, Options, Valign};
 use crate::tables::encoding;
 use crate::tables::regs::{File, Reg, VEC_BYTES};
 use xstore_core::report::Exec;
+use xstore_core::scenario::{Fields, Item, Key};
 use xstore_core::scenario::{Program, Scenario};
 use xstore_core::stream::WriteSink;
-use xstore_core::tomlval::{Fields, Item, Key};
 use xstore_core::Diagnostic;
 use xstore_core::{step, Memory};
 

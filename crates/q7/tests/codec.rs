@@ -400,7 +400,7 @@ fn dot_byte_takes_whole_bundles_with_a_known_marker() {
 
 #[test]
 fn asm_and_disasm_round_trip_through_dot_byte() {
-    let mut x = xstore_core::bench::XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut x = xstore_devkit::bench::XorShift(0x9e37_79b9_7f4a_7c15);
     for k in 0..2000 {
         // Bytes -> disasm -> asm: every decodable stream comes back byte for byte.
         let n = 1 + (x.next_u64() % 3) as usize;

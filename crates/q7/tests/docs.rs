@@ -4,7 +4,7 @@
 fn generated_section_matches_the_tables() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/q7.md");
     let want = xstore_q7::doc_tables();
-    xstore_core::docgen::check_generated(std::path::Path::new(path), &want)
+    xstore_devkit::docgen::check_generated(std::path::Path::new(path), &want)
         .unwrap_or_else(|e| panic!("{e}"));
 }
 

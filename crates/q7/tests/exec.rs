@@ -41,7 +41,7 @@ fn dump(m: &Memory) -> Vec<u8> {
 
 fn filled_machine(seed: u64) -> Machine {
     let mut m = Machine::default();
-    let mut x = xstore_core::bench::XorShift(seed | 1);
+    let mut x = xstore_devkit::bench::XorShift(seed | 1);
     for n in 0..32 {
         m.set_vec(n, std::array::from_fn(|_| x.next_u64() as u8));
     }
@@ -528,7 +528,7 @@ fn a_valign_image_is_zero_past_its_pending_bytes() {
     // Random appends of every count (sav) and of whole images (sa), from an
     // empty register whose image holds anything: after each, the bytes
     // outside the pending span read zero (what salign spills).
-    let mut x = xstore_core::bench::XorShift(0x5eed_0a11_9e37_79b9);
+    let mut x = xstore_devkit::bench::XorShift(0x5eed_0a11_9e37_79b9);
     let mut checked = 0;
     for case in 0..300 {
         let mut m = filled_machine(case);

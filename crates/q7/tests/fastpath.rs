@@ -12,10 +12,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use xstore_core::bench::XorShift;
 use xstore_core::step::Stop;
 use xstore_core::TraceEvent;
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region, Transaction, VecTrace};
+use xstore_devkit::bench::XorShift;
 use xstore_q7::tables::roster::{self, Conv, Kind, Operand};
 use xstore_q7::{Bundle, Machine, Misaligned, Options, RunOutcome, Valign};
 

@@ -115,6 +115,14 @@ async fn isas_lists_every_isa_with_its_profiles() {
         v["isas"][0]["profiles"][0].as_str().unwrap(),
         xstore_neuron::isa().profiles()[0].name
     );
+    // Every ISA of the registry, with what the page shows of it.
+    assert_eq!(names, xstore_isas::names());
+    for (row, isa) in v["isas"].as_array().unwrap().iter().zip(xstore_isas::all()) {
+        let info = isa.info();
+        assert_eq!(row["sample"], info.sample);
+        assert_eq!(row["unit"], info.unit);
+        assert_eq!(row["summary"], info.summary);
+    }
 }
 
 #[tokio::test]

@@ -1,12 +1,13 @@
 //! Benchmark harness: every figure is a ratio against an in-process baseline
 //! doing the same byte work, so it holds on a noisy shared machine.
 
-use crate::mem::{Access, Memory, MemoryMap, Region};
-pub use crate::report::BenchResult;
-use crate::space::AddressSpace;
-use crate::{NoTrace, Transaction};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+pub use xstore_core::conformance::XorShift;
+use xstore_core::mem::{Access, Memory, MemoryMap, Region};
+pub use xstore_core::report::BenchResult;
+use xstore_core::space::AddressSpace;
+use xstore_core::{NoTrace, Transaction};
 
 /// Time `work` (which performs `units` units of work per call) and return units
 /// per second, the best of `rounds` rounds of at least `min` each.
@@ -58,22 +59,6 @@ pub fn compare(
             0.0
         },
         target,
-    }
-}
-
-/// A small deterministic generator for benchmark and test inputs.
-pub struct XorShift(pub u64);
-
-impl XorShift {
-    /// Advance the state by one xorshift64 step (shifts 13, 7, 17) and return
-    /// the new state; a zero state stays zero.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
     }
 }
 

@@ -3,8 +3,8 @@
 //! that rendering, so docs and code cannot drift. With `XSTORE_BLESS=1` the
 //! test rewrites the section instead.
 
-use crate::isa::{ProfileDef, RegionDef};
 use std::path::Path;
+use xstore_core::isa::{ProfileDef, RegionDef};
 
 /// First line of a generated section.
 pub const START: &str = "<!-- generated:start -->\n";
@@ -76,8 +76,8 @@ pub fn check_generated(path: &Path, want: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Access;
-    use crate::Provenance;
+    use xstore_core::Access;
+    use xstore_core::Provenance;
 
     #[test]
     fn profiles_render_with_inclusive_ends_and_the_default_marked() {
