@@ -114,6 +114,44 @@ impl<U: Unit> Program for [U] {
     }
 }
 
+/// A sentence about a unit (why it is pending, what the model noticed),
+/// behind one pointer: a step's result stays two machine words wide, which
+/// the hot loop of a run returns in registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::box_collection)]
+pub struct Reason(Box<String>);
+
+impl Reason {
+    /// The sentence.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Reason {
+    fn from(s: String) -> Reason {
+        Reason(Box::new(s))
+    }
+}
+
+impl From<&str> for Reason {
+    fn from(s: &str) -> Reason {
+        Reason(Box::new(s.to_string()))
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<&str> for Reason {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.as_str() == *other
+    }
+}
+
 /// How a unit that did not stop the run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Retired {
@@ -121,7 +159,7 @@ pub enum Retired {
     Done,
     /// It completed, and the model has something to say about it (a PTO
     /// block with PE mask 0000: no effect at all).
-    Note(String),
+    Note(Reason),
 }
 
 impl Retired {
@@ -143,9 +181,9 @@ pub enum Stop<F> {
     Fault(F),
     /// It waits on state that never becomes ready (a PTO Shared source not
     /// yet published): it had no effect at all. The reason.
-    Pending(String),
+    Pending(Reason),
     /// The model decodes it but does not execute it. The reason.
-    Unsupported(String),
+    Unsupported(Reason),
 }
 
 /// Bytes a register holds at the end of a run that were never written (a
@@ -325,7 +363,7 @@ impl<F> Cursor<F> {
         match m.step(prog, i, mem, trace) {
             Ok(r) => {
                 if let Retired::Note(n) = r {
-                    self.outcome.notes.push((i, n));
+                    self.outcome.notes.push((i, n.to_string()));
                 }
                 self.outcome.executed += 1;
                 self.next += 1;
@@ -343,7 +381,9 @@ impl<F> Cursor<F> {
     }
 }
 
-/// Execute `prog` unit by unit until its end or a unit that stops the run.
+/// Execute `prog` unit by unit until its end or a unit that stops the run:
+/// [`Cursor::step`] in a loop, written out so that the untraced run keeps
+/// nothing but its counters between units.
 #[inline]
 pub fn run<S: Stepper, M: AddressSpace, T: TraceSink>(
     m: &mut S,
@@ -351,9 +391,21 @@ pub fn run<S: Stepper, M: AddressSpace, T: TraceSink>(
     mem: &mut M,
     trace: &mut T,
 ) -> RunOutcome<S::Fault> {
-    let mut c = Cursor::new();
-    while c.step(m, prog, mem, trace).is_some() {}
-    c.finish()
+    let mut out = RunOutcome::default();
+    let units = prog.units();
+    for i in 0..units {
+        match m.step(prog, i, mem, trace) {
+            Ok(Retired::Done) => {}
+            Ok(Retired::Note(n)) => out.notes.push((i, n.to_string())),
+            Err(stop) => {
+                out.executed = i;
+                out.stop = Some((i, stop));
+                return out;
+            }
+        }
+    }
+    out.executed = units;
+    out
 }
 
 /// [`run`], telling `sink` where the run stands ([`StepEvent`]): every unit
@@ -459,7 +511,7 @@ pub fn exec_report<S: Stepper + Registers>(
             exec.warnings
                 .extend(m.pending().into_iter().map(|p| p.note));
         }
-        Some((i, Stop::Unsupported(why))) => return Err((i, why)),
+        Some((i, Stop::Unsupported(why))) => return Err((i, why.to_string())),
     }
     exec.regs = m.reports(initial);
     Ok(exec)
@@ -575,6 +627,14 @@ mod tests {
         let r = run(&mut m, &[5, 100, 6][..], &mut mem, &mut VecTrace::default());
         assert_eq!(r.executed, 1);
         assert_eq!(r.stop, Some((1, Stop::Pending("waits".into()))));
+    }
+
+    #[test]
+    fn a_step_result_is_two_words_wide() {
+        // What a run's hot loop returns in registers: a thin fault, and
+        // reasons behind one pointer.
+        type R = Result<Retired, Stop<Box<ToyFault>>>;
+        assert_eq!(std::mem::size_of::<R>(), 2 * std::mem::size_of::<usize>());
     }
 
     #[test]

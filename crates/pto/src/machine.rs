@@ -428,8 +428,8 @@ impl Stepper for Machine {
         match exec::run_block(&self.state, block, undecoded, mem, &mut self.scratch, trace) {
             Ok(Step::Stored) => Ok(Retired::Done),
             Ok(Step::NoOp) => Ok(Retired::Note("PE mask 0000, no effect".into())),
-            Ok(Step::Pending(why)) => Err(Stop::Pending(why)),
-            Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why)),
+            Ok(Step::Pending(why)) => Err(Stop::Pending(why.into())),
+            Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why.into())),
             Err(f) => Err(Stop::Fault(f)),
         }
     }
