@@ -298,10 +298,7 @@ fn explain_diagram(isa: &dyn Isa, ex: Vec<Explanation>, svg: bool) -> Result<u8,
 /// before anything is printed.
 fn validate(isa: &dyn Isa, bytes: &[u8], json: bool) -> Result<u8, Diagnostic> {
     let mut failures = 0usize;
-    let origin = |c: &Check| match c.origin {
-        CheckOrigin::Spec => "spec",
-        CheckOrigin::Assumed => "assumed",
-    };
+    let origin = |c: &Check| c.origin.as_str();
     if json {
         let mut j: Option<Json> = None;
         let open = |j: &mut Option<Json>| {

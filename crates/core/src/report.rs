@@ -100,6 +100,22 @@ pub enum CheckOrigin {
     Spec,
     /// The check's rule is this project's `assumed` default; JSON `assumed`.
     Assumed,
+    /// A rule the specification's prose states but its executable model
+    /// does not enforce: reported, and warned of by `lint`, but `run`
+    /// executes what the executable model executes, so it does not decide
+    /// the verdict; JSON `prose`.
+    Prose,
+}
+
+impl CheckOrigin {
+    /// The name JSON and the command line show: `spec`, `assumed`, `prose`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckOrigin::Spec => "spec",
+            CheckOrigin::Assumed => "assumed",
+            CheckOrigin::Prose => "prose",
+        }
+    }
 }
 
 /// One validation check.
@@ -120,18 +136,28 @@ pub struct Check {
 }
 
 impl Check {
-    /// Whether the check failed (a check that cannot be decided did not).
+    /// Whether the check failed and so makes the input invalid (a check that
+    /// cannot be decided did not fail; a [`CheckOrigin::Prose`] check does not
+    /// decide the verdict).
     pub fn failed(&self) -> bool {
-        self.passed == Some(false)
+        self.passed == Some(false) && self.origin != CheckOrigin::Prose
+    }
+    /// The check, of a rule only the specification's prose states
+    /// ([`CheckOrigin::Prose`]).
+    pub fn prose(mut self) -> Check {
+        self.origin = CheckOrigin::Prose;
+        self
     }
 }
 
 /// `validate`'s verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Validation {
-    /// True when no check failed (checks that cannot be decided do not count).
+    /// True when no check failed (checks that cannot be decided, and
+    /// [`CheckOrigin::Prose`] checks, do not count).
     pub valid: bool,
-    /// Names of the failed checks (specification names first).
+    /// Names of the failed checks that decide the verdict (specification
+    /// names first).
     pub failed: Vec<String>,
     /// Every check, passed, failed or not checkable, in the order they ran.
     pub checks: Vec<Check>,

@@ -5,7 +5,6 @@ use crate::lint::LINTS;
 use crate::tables::*;
 use crate::validate;
 use std::fmt::Write as _;
-use xstore_core::report::CheckOrigin;
 use xstore_devkit::docgen::{cell as esc, profiles_table};
 
 /// The generated section of `docs/neuron.md`: markdown tables of the opcodes,
@@ -132,10 +131,7 @@ fn addr8(s: &mut String) {
 fn checks(s: &mut String) {
     s.push_str("\n### Checks (`validate`, and the executor in this order)\n\n");
     let rows = validate::rows().map(|(c, applies)| {
-        let origin = match c.def.origin() {
-            CheckOrigin::Spec => "spec",
-            CheckOrigin::Assumed => "assumed",
-        };
+        let origin = c.def.origin().as_str();
         vec![
             format!("`{}`", c.def.name),
             applies.to_string(),

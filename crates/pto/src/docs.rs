@@ -290,6 +290,13 @@ fn faults_and_rules_tables(s: &mut String) {
             r.prov()
         );
     }
+    for r in tables::PROSE_RULES {
+        let _ = writeln!(
+            s,
+            "| `{}` | validate (origin `prose`: reported, not the verdict) + lint | {} ({}) | {} | {} |",
+            r.check.name, r.text, r.why, r.source, r.check.provenance
+        );
+    }
 }
 
 fn decisions_and_lints_tables(s: &mut String) {

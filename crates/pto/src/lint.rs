@@ -27,8 +27,19 @@ const MASK_UNALLOCATED: LintRule = LintRule {
     summary: "the PE mask names a PE whose Local source tile is unallocated (TileAllocation fault)",
 };
 
+const DATR_AFTER_BINDING: LintRule = LintRule {
+    name: "datr_after_binding",
+    severity: Severity::Warning,
+    summary: "B.DATR after a B.IOR, B.IOT or B.IOS: B.DATR's block composition says it precedes them; pto-spec's executable model, and run, execute the block",
+};
+
 /// Every lint rule (docs/pto.md, "Lint rules").
-pub static LINT_RULES: [LintRule; 3] = [PE_REGIONS_OVERLAP, ROWS_ALIAS, MASK_UNALLOCATED];
+pub static LINT_RULES: [LintRule; 4] = [
+    PE_REGIONS_OVERLAP,
+    ROWS_ALIAS,
+    MASK_UNALLOCATED,
+    DATR_AFTER_BINDING,
+];
 
 /// The GM bytes each row of a plan writes, as inclusive ranges `[first,
 /// last]`; a row that wraps past 2^64 - 1 is two ranges (its end at 2^64 - 1
@@ -103,6 +114,12 @@ fn lint_block(m: &State, bi: usize, ws: &[Word]) -> Vec<Finding> {
         return Vec::new();
     }
     let mut out = Vec::new();
+    if let Some(i) = crate::validate::datr_after_binding(ws) {
+        out.push(DATR_AFTER_BINDING.finding(format!(
+            "block {bi}: word {i} is a B.DATR after a binding; B.DATR's block composition puts it \
+             first (pto-spec's executable model executes the block, and so does run)"
+        )));
+    }
     if let Source::Local(code) = h.source {
         for pe in (0..NUM_PES).filter(|&pe| tables::pe_selected(h.pemode, pe)) {
             if m.local(pe, code).is_none() {

@@ -587,7 +587,6 @@ pub enum Rule {
     BlockDelimited,
     LbWriteOnce,
     SingleDatr,
-    DatrBeforeBindings,
     SingleIor,
     IorSurplusFields,
     IotClosedByL,
@@ -609,6 +608,39 @@ pub enum Rule {
     ElementAlignment,
     ElementPage,
 }
+
+/// A rule the specification's prose states but its executable model does
+/// not enforce: `validate` reports it (origin `prose`, not deciding the
+/// verdict), `lint` warns of it, `run` executes the block.
+pub struct ProseRule {
+    /// The check `validate` reports for it.
+    pub check: CheckDef,
+    /// What the rule says.
+    pub text: &'static str,
+    /// Where pto-spec states it.
+    pub source: &'static str,
+    /// Why the model executes the block anyway.
+    pub why: &'static str,
+}
+
+/// B.DATR's block composition: B.DATR precedes the bindings. pto-spec's
+/// executable block model accepts a B.DATR after a binding (its handler
+/// checks only that a header is active, its body has not started and no
+/// B.DATR came before), and no pto-spec test point places one there.
+pub static DATR_BEFORE_BINDINGS: ProseRule = ProseRule {
+    check: CheckDef {
+        name: "datr_before_bindings",
+        provenance: SPEC,
+    },
+    text: "B.DATR precedes B.IOR, B.IOT and B.IOS",
+    source: "asl/block/attributes/B.DATR.asl (block_composition)",
+    why: "pto-spec's executable block model accepts the block: its B.DATR handler checks only \
+          that a header is active, that its body has not started and that no B.DATR came \
+          before; bindings do not end the header",
+};
+
+/// The rules of the prose the executable model does not enforce.
+pub static PROSE_RULES: &[&ProseRule] = &[&DATR_BEFORE_BINDINGS];
 
 /// One rule's row.
 pub struct RuleDef {
@@ -673,9 +705,6 @@ pub static RULES: &[RuleDef] = &[
     rule(Rule::SingleDatr, "single_datr", K::BundleControl, true,
         "at most one B.DATR",
         "asl/block/attributes/B.DATR.asl (legality, exceptions)", SPEC),
-    rule(Rule::DatrBeforeBindings, "datr_before_bindings", K::BundleControl, true,
-        "B.DATR precedes B.IOR, B.IOT and B.IOS",
-        "asl/block/attributes/B.DATR.asl (block_composition)", SPEC),
     rule(Rule::SingleIor, "single_ior", K::BundleControl, true,
         "at most one B.IOR, before or after the source binding",
         "asl/block/operands/B.IOR.asl (block_composition, legality)", SPEC),
@@ -1535,8 +1564,8 @@ pub static DECISIONS: &[Decision] = &[
     },
     Decision {
         topic: "B.DATR after a binding",
-        decision: "`datr_before_bindings` (BundleControl); pto-spec's executable block model does not check this position, its B.DATR contract states it",
-        basis: "asl/block/attributes/B.DATR.asl (block_composition)",
+        decision: "executed, as pto-spec's executable block model executes it (its B.DATR handler checks only that a header is active, its body has not started and no B.DATR came before; bindings do not end the header; B.FPATR, by contrast, states its binding order as a rule, \"before any B.IOR, B.IOT, or B.IOS\"); the contract's sentence is `validate`'s check `datr_before_bindings` of origin `prose` (reported, not deciding the verdict) and the lint `datr_after_binding`",
+        basis: "asl/block/attributes/B.DATR.asl (block_composition) against pto-spec's block execution model; no pto-spec test point places B.DATR after a binding",
         prov: SPEC,
     },
     Decision {

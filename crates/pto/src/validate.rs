@@ -181,8 +181,6 @@ struct Scan {
     source: Option<(Source, u8)>,
     nsources: usize,
     subview: Option<Subview>,
-    /// Whether a binding (B.IOR, B.IOT, B.IOS) came before: B.DATR must precede them all.
-    bound: bool,
 }
 
 impl Scan {
@@ -239,13 +237,6 @@ impl Scan {
         } else {
             self.datr = Some(*w);
         }
-        if self.bound {
-            self.v.push(viol(
-                Rule::DatrBeforeBindings,
-                Some(i),
-                format!("word {i}: B.DATR after a B.IOR, B.IOT or B.IOS"),
-            ));
-        }
     }
 
     fn dim(&mut self, i: usize, k: u8, src: DimSrc) {
@@ -262,7 +253,6 @@ impl Scan {
     }
 
     fn ior(&mut self, i: usize, dst: u8, srcs: (u8, u8), src2: u8) {
-        self.bound = true;
         if self.ior.is_some() {
             self.v.push(viol(
                 Rule::SingleIor,
@@ -286,7 +276,6 @@ impl Scan {
     }
 
     fn bind(&mut self, source: Source, pemode: u8) {
-        self.bound = true;
         self.nsources += 1;
         if self.source.is_none() {
             self.source = Some((source, pemode));
@@ -455,7 +444,17 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
                 .map(|(r, d)| (r, format!("block {bi}: {d}"))),
         );
     }
-    let checks = RULES
+    let mut prose: Vec<String> = Vec::new();
+    for bi in 0..prog.blocks() {
+        if let (ws, None) = prog.block(bi) {
+            if let Some(i) = datr_after_binding(ws) {
+                prose.push(format!(
+                    "block {bi}: word {i}: B.DATR after a B.IOR, B.IOT or B.IOS"
+                ));
+            }
+        }
+    }
+    let mut checks: Vec<_> = RULES
         .iter()
         .filter(|r| r.is_static)
         .map(|r| {
@@ -473,7 +472,33 @@ pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
                 .check_named(r.rule.check_name(), Some(hits.is_empty()), detail)
         })
         .collect();
+    let r = &tables::DATR_BEFORE_BINDINGS;
+    let detail = if prose.is_empty() {
+        r.text.to_string()
+    } else {
+        format!(
+            "{}; {} (run executes the block: {})",
+            prose.join("; "),
+            r.text,
+            r.why
+        )
+    };
+    checks.push(r.check.check(Some(prose.is_empty()), detail).prose());
     Ok(Validation::from_checks(checks))
+}
+
+/// The first B.DATR of a block that comes after a binding (B.IOR, B.IOT,
+/// B.IOS), by its index: what [`tables::DATR_BEFORE_BINDINGS`] warns of.
+pub(crate) fn datr_after_binding(words: &[Word]) -> Option<usize> {
+    let first_binding = words
+        .iter()
+        .position(|w| matches!(w, Word::Ior { .. } | Word::Iot { .. } | Word::Ios { .. }))?;
+    words
+        .iter()
+        .enumerate()
+        .skip(first_binding + 1)
+        .find(|(_, w)| matches!(w, Word::Datr { .. }))
+        .map(|(i, _)| i)
 }
 
 /// The static violations of one decoded block.

@@ -67,9 +67,6 @@ fn every_block_checker_rule_is_enforced() {
         ("BSTART.TSTORE U8; B.IOT T#1, mask=1000; BSTOP", "Fault_BundleControl: iot_closed_by_l"),
         ("BSTART.TSTORE U8; B.IOR a0, a1; BSTOP", "Fault_BundleControl: one_source_domain"),
         ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: one_source_domain"),
-        ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.DATR NORM, FP64; BSTOP", "Fault_BundleControl: datr_before_bindings"),
-        ("BSTART.TSTORE U8; B.IOR a0, a1; B.DATR NORM, FP64; B.IOT T#1, mask=1000, last; BSTOP", "Fault_BundleControl: datr_before_bindings"),
-        ("BSTART.TSTORE U8; B.IOS S1, mask=1000; B.DATR NORM, FP64; BSTOP", "Fault_BundleControl: datr_before_bindings"),
         ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.IOR a0, a1; B.IOR a0, a1; BSTOP", "Fault_BundleControl: single_ior"),
         ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.DIM LB0, 4; C.B.DIMI 4, ->LB0; BSTOP", "Fault_BundleControl: lb_write_once"),
         ("BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.IOT T#2, mask=1000, last; BSTOP", "Fault_BundleControl: one_source_domain"),
@@ -139,13 +136,61 @@ fn the_orders_pto_spec_writes_are_accepted() {
     // The rules carry the specification's provenance, not `assumed`.
     for r in [
         tables::Rule::SingleIor,
-        tables::Rule::DatrBeforeBindings,
         tables::Rule::SubviewPlacement,
         tables::Rule::LbWriteOnce,
     ] {
         assert!(!r.def().prov().is_assumed(), "{:?}", r);
         assert!(r.def().source.starts_with("asl/"), "{:?}", r);
     }
+}
+
+#[test]
+fn a_datr_after_a_binding_executes_and_is_reported_as_prose() {
+    // pto-spec's executable block model accepts B.DATR after a binding; its
+    // B.DATR contract's sentence is a validate check of origin `prose` (it
+    // does not decide the verdict) and a lint warning.
+    let tile = "[[tile]]\npe = 0\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 128\ncols = 8\nvalid_rows = 1\nvalid_cols = 2\ndata = [7, 8]\n";
+    for text in [
+        "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; B.DATR NORM, FP64; BSTOP",
+        "BSTART.TSTORE U8; B.IOR zero, zero; B.DATR NORM, FP64; B.IOT T#1, mask=1000, last; BSTOP",
+    ] {
+        let v = isa().validate(&bytes(text)).unwrap();
+        assert!(v.valid, "{text}: {:?}", v.failed);
+        let c = v
+            .checks
+            .iter()
+            .find(|c| c.name == "datr_before_bindings")
+            .expect("the prose check");
+        assert_eq!(c.passed, Some(false), "{text}");
+        assert_eq!(c.origin, xstore_core::report::CheckOrigin::Prose);
+        assert!(c.detail.contains("run executes the block"), "{}", c.detail);
+        let sc = parse(&format!("isa = \"pto\"\nprogram = \"{text}\"\n{tile}"));
+        let r = run_scenario(isa(), &sc, 1 << 30).unwrap();
+        assert_eq!(r.exec.outcome, Outcome::Ok, "{text}: {:?}", r.exec.fault);
+        assert_eq!(r.memory.peek(0, 2), [Some(7), Some(8)]);
+        let mem = xstore_core::isa::build_memory(isa(), &sc, 1 << 20).unwrap();
+        let lints = isa().lint(&sc, &mem).unwrap();
+        assert!(
+            lints.iter().any(|f| f.rule == "datr_after_binding"),
+            "{text}: {lints:?}"
+        );
+    }
+    // Before the bindings, the check passes and nothing is warned of.
+    let text = "BSTART.TSTORE U8; B.DATR NORM, FP64; B.IOT T#1, mask=1000, last; BSTOP";
+    let v = isa().validate(&bytes(text)).unwrap();
+    let c = v
+        .checks
+        .iter()
+        .find(|c| c.name == "datr_before_bindings")
+        .unwrap();
+    assert_eq!(c.passed, Some(true));
+    let sc = parse(&format!("isa = \"pto\"\nprogram = \"{text}\"\n{tile}"));
+    let mem = xstore_core::isa::build_memory(isa(), &sc, 1 << 20).unwrap();
+    assert!(isa()
+        .lint(&sc, &mem)
+        .unwrap()
+        .iter()
+        .all(|f| f.rule != "datr_after_binding"));
 }
 
 #[test]

@@ -19,7 +19,8 @@ const HEADER: &str = "\
 # bytes: the command words in memory order (hex), one group per word;
 # text: the canonical assembly, commands separated by `; ` (`-`: a word that does not decode);
 # verdict: `valid`, `invalid: ` and the failed checks of `pto validate` (a word that does not decode:
-# with the field it names), or `unsupported` (a TLOAD block).
+# with the field it names), or `unsupported` (a TLOAD block); `; prose: ` and the failed checks of
+# origin prose (reported, not deciding the verdict).
 # Checked both ways by crates/pto/tests/golden.rs; regenerate with XSTORE_BLESS=1 cargo test -p xstore-pto.
 ";
 
@@ -134,10 +135,23 @@ fn hex_words(bytes: &[u8]) -> String {
 /// check names (`[field Function]`).
 fn verdict(bytes: &[u8]) -> String {
     let v = match isa().validate(bytes) {
-        Ok(v) if v.valid => return "valid".to_string(),
         Ok(v) => v,
         Err(_) => return "unsupported".to_string(),
     };
+    let prose: Vec<&str> = v
+        .checks
+        .iter()
+        .filter(|c| c.passed == Some(false) && c.origin == xstore_core::report::CheckOrigin::Prose)
+        .map(|c| c.name.as_str())
+        .collect();
+    let prose = if prose.is_empty() {
+        String::new()
+    } else {
+        format!("; prose: {}", prose.join(", "))
+    };
+    if v.valid {
+        return format!("valid{prose}");
+    }
     let names: Vec<String> = v
         .failed
         .iter()
@@ -149,7 +163,7 @@ fn verdict(bytes: &[u8]) -> String {
             }
         })
         .collect();
-    format!("invalid: {}", names.join(", "))
+    format!("invalid: {}{prose}", names.join(", "))
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -8,7 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use xstore_core::isa::{build_memory, run_scenario, Isa};
-use xstore_core::report::{self, CheckOrigin};
+use xstore_core::report;
 use xstore_core::scenario::Scenario;
 use xstore_core::{DiagKind, Diagnostic};
 
@@ -140,10 +140,7 @@ impl Check {
     /// `"spec"` or `"assumed"`.
     #[getter]
     fn origin(&self) -> &'static str {
-        match self.0.origin {
-            CheckOrigin::Spec => "spec",
-            CheckOrigin::Assumed => "assumed",
-        }
+        self.0.origin.as_str()
     }
     /// The field, its value and the allowed range or set, or a note.
     #[getter]
