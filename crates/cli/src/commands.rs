@@ -18,6 +18,9 @@ use xstore_core::scenario::Scenario;
 use xstore_core::stream::{WriteCount, WriteSink};
 use xstore_core::{hex, mem::DEFAULT_CAP, DiagKind, Diagnostic};
 
+/// The name errors give the command's own arguments.
+const ARGS: &str = "<args>";
+
 /// Exit codes of the command-line contract.
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
@@ -154,7 +157,9 @@ fn read_text(file: Option<&str>) -> Result<(String, String), Diagnostic> {
     match file {
         Some(f) if f != "-" => std::fs::read_to_string(f)
             .map(|t| (t, f.to_string()))
-            .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}"))),
+            .map_err(|e| {
+                Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")).in_file(f)
+            }),
         _ => {
             let mut s = String::new();
             std::io::stdin()
@@ -199,9 +204,9 @@ fn read_bytes(input: &BytesIn) -> Result<(Vec<u8>, String), Diagnostic> {
         if !input.hex.is_empty() {
             return Err(Diagnostic::syntax("give hex arguments or --file, not both"));
         }
-        return std::fs::read(f)
-            .map(|b| (b, f.clone()))
-            .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")));
+        return std::fs::read(f).map(|b| (b, f.clone())).map_err(|e| {
+            Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")).in_file(f)
+        });
     }
     if let Some((text, name)) = hex_text_source(&input.hex, input.hex_file.as_deref(), "bytes")? {
         return Ok((hex::decode_input(&text, &name)?, name));
@@ -211,7 +216,7 @@ fn read_bytes(input: &BytesIn) -> Result<(Vec<u8>, String), Diagnostic> {
         let name = format!("<arg {}>", i + 1);
         out.extend(hex::decode(h).map_err(|d| d.in_file(&name))?);
     }
-    Ok((out, "<args>".to_string()))
+    Ok((out, ARGS.to_string()))
 }
 
 fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
@@ -237,9 +242,12 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
             hex_file,
             format,
         } => {
-            let ex = match hex_text_source(&arg, hex_file.as_deref(), "instruction")? {
-                Some((text, name)) => xstore_core::isa::explain_input(isa, &text, &name)?,
-                None => isa.explain(&arg.join(" "))?,
+            let (ex, name) = match hex_text_source(&arg, hex_file.as_deref(), "instruction")? {
+                Some((text, name)) => (xstore_core::isa::explain_input(isa, &text, &name)?, name),
+                None => {
+                    let ex = isa.explain(&arg.join(" ")).map_err(|d| d.in_file(ARGS))?;
+                    (ex, ARGS.to_string())
+                }
             };
             let format = format.unwrap_or(if json {
                 ExplainFormat::Json
@@ -247,7 +255,8 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
                 ExplainFormat::Text
             });
             if matches!(format, ExplainFormat::Wavedrom | ExplainFormat::Svg) {
-                return explain_diagram(isa, ex, format == ExplainFormat::Svg);
+                return explain_diagram(isa, ex, format == ExplainFormat::Svg)
+                    .map_err(|d| d.in_file(&name));
             }
             if format == ExplainFormat::Json {
                 let mut j = Json::new();
@@ -902,7 +911,7 @@ fn demo_one(ex: &xstore_core::isa::Example) -> (bool, String, DemoRow) {
 
 fn demo(only: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     if let Some(o) = only {
-        xstore_isas::lookup(o)?;
+        xstore_isas::lookup(o).map_err(|d| d.in_file("--isa"))?;
     }
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut rows = Vec::new();
@@ -1057,6 +1066,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     known.push("scaling");
     if !known.contains(&what) {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
+            .in_file(ARGS)
             .expected(format!("one of: {}", known.join(", "))));
     }
     let mut group = |name: &str, run: &dyn Fn() -> Vec<BenchResult>| {

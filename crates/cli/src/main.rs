@@ -82,7 +82,9 @@ pub(crate) enum IsaCmd {
     },
     /// Bytes → canonical assembly, one line per instruction
     Disasm(BytesIn),
-    /// Every field: bit range, raw value, meaning, provenance
+    /// Every field: bit range, raw value, meaning, provenance (seed/KIND/CONFIDENCE: the
+    /// source page's own tag; vendor; public-usage; secondary; assumed: this project's
+    /// decision)
     Explain {
         /// Hex bytes (Q7 also takes a mnemonic); `-` or none: read them from stdin
         arg: Vec<String>,

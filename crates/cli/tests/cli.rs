@@ -399,3 +399,43 @@ fn neuron_lower_rejects_bad_symbols() {
         stderr(&o)
     );
 }
+
+#[test]
+fn errors_name_their_real_source() {
+    // A file that cannot be read is named, not `<input>`.
+    for args in [
+        &["neuron", "asm", "no-such.s"][..],
+        &["q7", "disasm", "--file", "no-such.s"],
+        &["run", "no-such.s"],
+        &["lint", "no-such.s"],
+    ] {
+        let o = xstore(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(
+            stderr(&o).starts_with("no-such.s: error: cannot read `no-such.s`"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    // An option's value is named by the option, an argument by `<args>`.
+    let o = xstore(&["demo", "--isa", "q8"]);
+    assert!(
+        stderr(&o).starts_with("--isa: error: unknown isa `q8`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("did you mean `q7`?"), "{}", stderr(&o));
+    let o = xstore(&["q7", "explain", "IVP_SV2NX8_IPP"]);
+    assert!(stderr(&o).starts_with("<args>: error:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did you mean `IVP_SV2NX8_IP`?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = xstore(&["bench", "nope"]);
+    assert!(
+        stderr(&o).starts_with("<args>: error: unknown bench"),
+        "{}",
+        stderr(&o)
+    );
+}

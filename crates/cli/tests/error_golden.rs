@@ -69,6 +69,11 @@ fn cases(verdicts: &mut String) -> Vec<(String, Result<(), Diagnostic>)> {
         ("q7", "{ s0: nop ; s0: IVP_SV2NX8_IP v0, a3, 64 }"),
         ("q7", ".byte 1,2,3"),
         ("q7", "IVP_FROB v0"),
+        // A near misspelling gets a did-you-mean hint.
+        ("neuron", "tensor_stor.u8 [0x100], num_elem=(1,1), imm=(1)"),
+        ("pto", "BSTRT.TSTORE U8"),
+        ("q7", "IVP_SV2NX8_IPP v0, a3, 64"),
+        ("q7", "ivp_sv2nx8_ipp v0, a3, 64"),
     ];
     for (name, text) in asm {
         out.push((
@@ -105,7 +110,14 @@ fn cases(verdicts: &mut String) -> Vec<(String, Result<(), Diagnostic>)> {
             }),
         ));
     }
-    for (name, arg) in [("neuron", "zz"), ("pto", "0"), ("q7", "IVP_NOPE")] {
+    for (name, arg) in [
+        ("neuron", "zz"),
+        ("neuron", "tensor_stor"),
+        ("neuron", "1f03 zz"),
+        ("pto", "0"),
+        ("q7", "IVP_NOPE"),
+        ("q7", "IVP_SV2NX8_IPP"),
+    ] {
         out.push((
             format!("{name} explain {arg}"),
             isa(name).explain(arg).map(|_| ()),

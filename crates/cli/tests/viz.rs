@@ -72,8 +72,21 @@ fn explain_formats() {
     // A bare mnemonic has no bits to draw.
     let o = xstore(&["q7", "explain", "--format", "svg", "IVP_SAV2NX8_XP"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("has no bit fields to draw"));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(err.contains("has no bit fields to draw"), "{err}");
+    // Its bytes cannot be asked of `asm`: the hint says its encoding is not
+    // public, and names the arguments as the input.
+    assert!(err.starts_with("<args>: error:"), "{err}");
+    assert!(
+        err.contains("the encoding of IVP_SAV2NX8_XP is not public"),
+        "{err}"
+    );
+    assert!(!err.contains("the output of `asm`"), "{err}");
     assert!(o.stdout.is_empty());
+    // A mnemonic whose encoding is public is sent to `asm` for its bytes.
+    let o = xstore(&["q7", "explain", "--format", "svg", "IVP_SV2NX8_IP"]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(err.contains("the output of `asm`"), "{err}");
 }
 
 #[test]

@@ -400,9 +400,109 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// The name of `names` that `key` misspells (at most two edits away, and
+/// fewer than the name's length; a name that differs only in case is one
+/// edit away), if exactly one is closest: the one rule behind every "did
+/// you mean" hint.
+pub fn closest<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
+    if key.len() > 64 {
+        return None;
+    }
+    let mut best: Option<(usize, &str)> = None;
+    let mut tie = false;
+    let lower = key.to_ascii_lowercase();
+    for &n in names {
+        let d = match edit_distance(&lower, &n.to_ascii_lowercase()) {
+            0 if key != n => 1,
+            d => d,
+        };
+        if d == 0 || d > 2 || d >= n.chars().count() {
+            continue;
+        }
+        match best {
+            Some((b, _)) if d > b => {}
+            Some((b, _)) if d == b => tie = true,
+            _ => {
+                best = Some((d, n));
+                tie = false;
+            }
+        }
+    }
+    best.filter(|_| !tie).map(|(_, n)| n)
+}
+
+/// Levenshtein distance over characters (insert, delete, substitute, and the
+/// swap of two neighbours counted as one edit).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev2 = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(prev2[j - 2] + 1);
+            }
+        }
+        prev2 = std::mem::replace(&mut prev, cur);
+    }
+    prev[b.len()]
+}
+
+/// `n` and `word`, the word plural unless `n` is 1 or -1 (`1 element`, `2
+/// elements`): the one rule of counts in messages.
+pub fn plural(n: i64, word: &str) -> String {
+    if n.unsigned_abs() == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+impl Diagnostic {
+    /// The diagnostic with a hint naming the one of `names` that `key`
+    /// misspells ([`closest`]), if there is one.
+    pub fn did_you_mean(self, key: &str, names: &[&str]) -> Self {
+        match closest(key, names) {
+            Some(n) => self.hint(format!("did you mean `{n}`?")),
+            None => self,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_plural_but_for_one() {
+        assert_eq!(plural(1, "element"), "1 element");
+        assert_eq!(plural(-1, "element"), "-1 element");
+        assert_eq!(plural(0, "byte"), "0 bytes");
+        assert_eq!(plural(8, "byte"), "8 bytes");
+    }
+
+    #[test]
+    fn closest_names_the_one_near_misspelling() {
+        assert_eq!(
+            closest("progam", &["program", "program_hex"]),
+            Some("program")
+        );
+        assert_eq!(closest("x", &["y"]), None);
+        assert_eq!(edit_distance("sise", "size"), 1);
+        assert_eq!(edit_distance("szie", "size"), 1);
+        // Case counts as one edit, so a name differing only in case is found.
+        assert_eq!(closest("SIZE", &["size", "base"]), Some("size"));
+        assert_eq!(
+            closest("ivp_sv2nx8_ipp", &["IVP_SV2NX8_IP"]),
+            Some("IVP_SV2NX8_IP")
+        );
+        // Two names equally near: no guess.
+        assert_eq!(closest("ab", &["ac", "ad"]), None);
+    }
 
     #[test]
     fn renders_text_location_rule_expected_and_hint() {

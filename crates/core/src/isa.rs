@@ -198,6 +198,12 @@ pub trait Isa: Sync {
     fn units_of(&self, text: &str) -> Result<Vec<String>, Diagnostic>;
     /// `explain ARG`: ARG is hex bytes (or, where the ISA allows, a mnemonic).
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic>;
+    /// What to do about `ex`, explained without bytes (a bare mnemonic), to
+    /// get its bit fields drawn: a hint. By default, pass its bytes.
+    fn no_bits_hint(&self, ex: &Explanation) -> String {
+        let _ = ex;
+        "pass the instruction's bytes (the output of `asm`)".to_string()
+    }
     /// The checks of `validate`, in report order, one at a time. An ISA
     /// implements this or [`Isa::validate`] (each is provided from the
     /// other).

@@ -441,7 +441,7 @@ impl<'a> Fields<'a> {
         let d = Diagnostic::scenario(format!("unknown key `{}` in {}", k.name, self.context))
             .at(k.line, k.col)
             .expected(format!("one of: {}", known.join(", ")));
-        match closest(&k.name, &known) {
+        match crate::diag::closest(&k.name, &known) {
             Some(n) => d.hint(format!("did you mean `{n}`?")),
             None => d,
         }
@@ -454,12 +454,10 @@ impl<'a> Fields<'a> {
         if let Some(it) = self.take(name) {
             return Ok(it);
         }
-        let typo = self
-            .table
-            .entries
-            .iter()
-            .enumerate()
-            .find(|(i, (k, _))| !self.used[*i] && closest(&k.name, &[name]).is_some());
+        let typo =
+            self.table.entries.iter().enumerate().find(|(i, (k, _))| {
+                !self.used[*i] && crate::diag::closest(&k.name, &[name]).is_some()
+            });
         if let Some((_, (k, _))) = typo {
             return Err(Diagnostic::scenario(format!(
                 "unknown key `{}` in {}",
@@ -498,52 +496,6 @@ impl<'a> Fields<'a> {
         }
         Ok(())
     }
-}
-
-/// The name of `names` that `key` misspells (at most two edits away, and
-/// fewer than the name's length), if exactly one is closest.
-fn closest<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
-    if key.len() > 64 {
-        return None;
-    }
-    let mut best: Option<(usize, &str)> = None;
-    let mut tie = false;
-    for &n in names {
-        let d = edit_distance(key, n);
-        if d == 0 || d > 2 || d >= n.chars().count() {
-            continue;
-        }
-        match best {
-            Some((b, _)) if d > b => {}
-            Some((b, _)) if d == b => tie = true,
-            _ => {
-                best = Some((d, n));
-                tie = false;
-            }
-        }
-    }
-    best.filter(|_| !tie).map(|(_, n)| n)
-}
-
-/// Levenshtein distance over characters (insert, delete, substitute, and the
-/// swap of two neighbours counted as one edit).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev2 = vec![0usize; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let sub = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                cur[j] = cur[j].min(prev2[j - 2] + 1);
-            }
-        }
-        prev2 = std::mem::replace(&mut prev, cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -675,13 +627,6 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("did you mean `size`?"), "{e}");
-        assert_eq!(
-            closest("progam", &["program", "program_hex"]),
-            Some("program")
-        );
-        assert_eq!(closest("x", &["y"]), None);
-        assert_eq!(edit_distance("sise", "size"), 1);
-        assert_eq!(edit_distance("szie", "size"), 1);
     }
 
     #[test]

@@ -43,5 +43,6 @@ pub fn lookup(name: &str) -> Result<&'static dyn Isa, Diagnostic> {
     find(name).ok_or_else(|| {
         Diagnostic::range(format!("unknown isa `{name}`"))
             .expected(format!("one of: {}", names().join(", ")))
+            .did_you_mean(name, &names())
     })
 }

@@ -276,7 +276,8 @@ impl<'a> Cur<'a> {
             let all: Vec<&str> = tables::OPCODES.iter().map(|o| o.mnemonic).collect();
             return Err(self
                 .err(hpos, format!("unknown mnemonic `{mn}`"))
-                .expected(all.join(", ")));
+                .expected(all.join(", "))
+                .did_you_mean(mn, &all));
         };
         let Some(op) = def.op else {
             return self.not_modelled(def, suffix, spos);
@@ -527,15 +528,22 @@ impl<'a> Cur<'a> {
         }
         Err(self.range_err(
             *p,
-            format!("{} {what} given for {count} elements", items.len()),
-            format!("num_elem[0]*num_elem[1] = {count} {what}"),
+            format!(
+                "{} given for {}",
+                xstore_core::diag::plural(items.len() as i64, what),
+                xstore_core::diag::plural(count as i64, "element")
+            ),
+            format!(
+                "num_elem[0]*num_elem[1] = {}",
+                xstore_core::diag::plural(count as i64, what)
+            ),
         ))
     }
 
     /// `reg=(…)`: one register per element, in element order.
     fn registers(&self, m: &mut Mem2d, reg: &Items) -> Result<(), Diagnostic> {
         let count = m.count();
-        self.per_element(reg, count, "registers")?;
+        self.per_element(reg, count, "register")?;
         let (items, p) = (&reg.0, reg.1);
         if count > MAX_ELEMS {
             return Err(self
@@ -571,7 +579,7 @@ impl<'a> Cur<'a> {
                 .hint("write the data field raw: src=imm, data=0x…"));
         };
         let w = d.width.expect("set dtypes have a width");
-        self.per_element(imm, count, "immediates")?;
+        self.per_element(imm, count, "immediate")?;
         let cap = tables::imm_cap(w);
         if count > cap {
             return Err(self

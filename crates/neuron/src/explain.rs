@@ -10,6 +10,7 @@ use crate::tables::{
     PSEUDO_FIELDS,
 };
 use crate::validate;
+use xstore_core::diag::plural;
 use xstore_core::report::{ExplainField, Explanation, FieldSpan, SpanKind};
 use xstore_core::{hex, Diagnostic, Provenance};
 
@@ -22,10 +23,43 @@ pub(crate) fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         Ok(bytes) => crate::codec::decode(&bytes).map_err(crate::decode_diagnostic)?,
         Err(hex_err) => match asm::parse_program(arg) {
             Ok(lines) if !lines.is_empty() => lines.into_iter().map(|l| l.inst).collect(),
-            _ => return Err(hex_err.hint("pass the instruction's hex bytes or its assembly text")),
+            Ok(_) => return Err(hex_err.hint(EXPLAIN_HINT)),
+            Err(asm_err) => return Err(neither(arg.trim(), hex_err, asm_err)),
         },
     };
     Ok(insts.iter().map(explain_one).collect())
+}
+
+const EXPLAIN_HINT: &str = "pass the instruction's hex bytes or its assembly text";
+
+/// The error for an argument that is neither hex nor assembly: hex text's
+/// error for what starts like hex, an unknown mnemonic (with the nearest
+/// one) for a lone word, else the assembler's error.
+fn neither(t: &str, hex_err: Diagnostic, asm_err: Diagnostic) -> Diagnostic {
+    // Hex text's first token is hex digits (an instruction's starts with its mnemonic).
+    let first = t.split_whitespace().next().unwrap_or("");
+    let first = first.strip_prefix("0x").unwrap_or(first);
+    let hexish = first
+        .chars()
+        .all(|c| c.is_ascii_hexdigit() || matches!(c, '_' | ':'));
+    if hexish {
+        return hex_err.hint(EXPLAIN_HINT);
+    }
+    if !t.contains(|c: char| c.is_whitespace() || c == '.') {
+        let all: Vec<&str> = tables::OPCODES.iter().map(|o| o.mnemonic).collect();
+        let d = Diagnostic::syntax(format!(
+            "`{t}` is neither a mnemonic, hex bytes nor an instruction"
+        ))
+        .expected(format!(
+            "a mnemonic ({}), hex bytes or assembly text",
+            all.join(", ")
+        ));
+        return match xstore_core::diag::closest(t, &all) {
+            Some(n) => d.hint(format!("did you mean `{n}`?")),
+            None => d.hint(EXPLAIN_HINT),
+        };
+    }
+    asm_err
 }
 
 /// A bare mnemonic: the format's fields from the table, no bytes.
@@ -219,7 +253,7 @@ fn shape_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
     f.push(hex_row(
         &F_NUM1,
         n1 as u64,
-        format!("{n1} outer ({} elements)", m.count()),
+        format!("{n1} outer ({})", plural(m.count() as i64, "element")),
     ));
 }
 
@@ -269,7 +303,11 @@ fn step_rows(m: &Mem2d, f: &mut Vec<ExplainField>) {
         f.push(hex_row(
             field,
             s as u32 as u64,
-            format!("{s} elements = {} bytes", s as i64 * w),
+            format!(
+                "{} = {}",
+                plural(s as i64, "element"),
+                plural(s as i64 * w, "byte")
+            ),
         ));
     }
 }

@@ -266,7 +266,10 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
         None => (s, "", col + width(s)),
     };
     let Some(fmt) = FORMATS.iter().find(|f| f.mnemonic.eq_ignore_ascii_case(mn)) else {
-        return Err(err(line, col, format!("unknown command `{mn}`")).expected(tables::mnemonics()));
+        let all: Vec<&str> = FORMATS.iter().map(|f| f.mnemonic).collect();
+        return Err(err(line, col, format!("unknown command `{mn}`"))
+            .expected(tables::mnemonics())
+            .did_you_mean(mn, &all));
     };
     let mut c = Cmd {
         fmt,

@@ -571,12 +571,7 @@ fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, 
     let bad_class = |what: String| {
         Diagnostic::rule_broken(
             rules::OPERAND_CLASS.name,
-            format!(
-                "operand {} of {} must be {wanted}, not {what} `{}`",
-                idx + 1,
-                op.name,
-                t.text
-            ),
+            format!("operand {} of {} is {what} `{}`", idx + 1, op.name, t.text),
         )
         .at(ln, t.col)
         .expected(wanted.clone())
@@ -666,10 +661,13 @@ fn mnemonic(mn: &str, col: u32, ln: u32) -> Result<usize, Diagnostic> {
         } else {
             "store mnemonics are spelled IVP_… (for example IVP_SV2NX8_IP)"
         };
-        Diagnostic::syntax(format!("unknown mnemonic `{mn}`"))
+        let d = Diagnostic::syntax(format!("unknown mnemonic `{mn}`"))
             .at(ln, col)
-            .rule(rules::MNEMONIC.name)
-            .hint(hint)
+            .rule(rules::MNEMONIC.name);
+        match roster::closest_name(mn) {
+            Some(n) => d.hint(format!("did you mean `{n}`?")),
+            None => d.hint(hint),
+        }
     })
 }
 

@@ -418,11 +418,28 @@ pub(crate) fn explain_arg(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
     if let Some(r) = instruction(t) {
         return r;
     }
-    Err(Diagnostic::syntax(format!(
+    let d = Diagnostic::syntax(format!(
         "`{t}` is neither a q7 mnemonic, an instruction, nor hex bundle bytes"
-    ))
-    .expected(
+    ));
+    let d = match roster::closest_name(t) {
+        Some(n) => d.hint(format!("did you mean `{n}`?")),
+        None => d,
+    };
+    Err(d.expected(
         "a mnemonic such as IVP_SA2NX8_IP, an instruction such as \"IVP_SV2NX8_IP v0, a3, 64\", \
          or bytes such as 0f03049c945e9c02",
     ))
+}
+
+/// The hint for a mnemonic explained without bytes: its bytes come from
+/// `asm` only where its encoding is public.
+pub(crate) fn no_bits_hint(ex: &Explanation) -> String {
+    match roster::lookup(&ex.title) {
+        Some((idx, _)) if idx != encoding::sv2nx8_ip() as usize => format!(
+            "the encoding of {} is not public (only IVP_SV2NX8_IP's narrow bundle is), so it \
+             has no bits to draw",
+            roster::roster()[idx].name
+        ),
+        _ => "pass the bundle's bytes (the output of `asm`)".to_string(),
+    }
 }

@@ -196,6 +196,9 @@ impl Isa for Model {
     fn explain(&self, arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
         explain::explain_arg(arg)
     }
+    fn no_bits_hint(&self, ex: &Explanation) -> String {
+        explain::no_bits_hint(ex)
+    }
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         validate(bytes)
     }

@@ -142,10 +142,8 @@ fn note(body: &mut String, class: &str, y: u32, size: u32, text: &str) -> u32 {
 /// height they take.
 fn draw_header(t: &Trace, upto: Option<usize>, y: u32, body: &mut String) -> u32 {
     let title = match upto {
-        Some(k) => format!(
-            "memory after instruction {k} of {}",
-            t.steps.len().saturating_sub(1)
-        ),
+        // Instructions are numbered from #0, as the program's table lists them.
+        Some(k) => format!("memory after instruction #{k} of {}", t.steps.len()),
         None => "memory after the run".to_string(),
     };
     let h = note(body, "map-title", y, 13, &xml_escape(&title));

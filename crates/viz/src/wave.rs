@@ -547,7 +547,7 @@ pub fn drawable(isa: &dyn Isa, ex: Vec<Explanation>) -> Result<Vec<Explanation>,
             "`{}` has no bit fields to draw: it is explained without bytes",
             e.title
         ))
-        .hint("pass the instruction's bytes (the output of `asm`)"));
+        .hint(isa.no_bits_hint(e)));
     }
     Ok(drawn)
 }

@@ -219,6 +219,15 @@ fn pending_valign_bytes_are_marked_and_the_steps_show_the_map_at_each_point() {
     let p = &t.pending[0];
     assert_eq!((p.holder.as_str(), p.addr, p.len), ("u0", 0x7040, 5));
     let svg = memory_map_svg(&t, None);
+    // The title of a step names the instruction as the program's table does
+    // (from #0) and counts the instructions.
+    let n = t.steps.len();
+    let first = memory_map_svg(&t, Some(0));
+    assert!(
+        first.contains(&format!("memory after instruction #0 of {n}<")),
+        "{n} instructions: {}",
+        &first[..first.len().min(600)]
+    );
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let pending = cells_of(&doc, "cell pending");
     let addrs: Vec<u64> = pending.iter().map(cell_addr).collect();

@@ -1531,6 +1531,17 @@ pub fn find(name: &str) -> Option<usize> {
         .position(|o| o.name.eq_ignore_ascii_case(name))
 }
 
+/// The mnemonic or alias that `name` misspells, if one is closest
+/// ([`xstore_core::diag::closest`]).
+pub fn closest_name(name: &str) -> Option<&'static str> {
+    let names: Vec<&'static str> = roster()
+        .iter()
+        .map(|o| o.name.as_str())
+        .chain(ALIASES.iter().map(|a| a.alias))
+        .collect();
+    xstore_core::diag::closest(name, &names)
+}
+
 /// A machine mnemonic or an alias: (roster index, alias row if it was an alias).
 pub fn lookup(name: &str) -> Option<(usize, Option<&'static Alias>)> {
     if let Some(i) = find(name) {
