@@ -10,12 +10,14 @@ start=$SECONDS
 lap() { echo "browser tests: $1 in $((SECONDS - start)) s"; start=$SECONDS; }
 command -v node >/dev/null || { echo "the browser tests need Node.js 20 or later (node, npm)" >&2; exit 1; }
 if ! command -v chromium >/dev/null; then
+  echo "browser tests: installing Debian's chromium (apt-get update, then about a hundred packages)"
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium
   lap "chromium installed"
 fi
+[ -d tests/browser/node_modules/playwright-core ] || echo "browser tests: installing the pinned playwright-core (npm ci; it downloads no browser)"
 (cd tests/browser && npm ci --no-audit --no-fund)
 lap "npm ci"
 # The binary: XSTORE_BIN when given (.ci/run passes the one `cargo test` just built), else a
