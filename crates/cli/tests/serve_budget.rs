@@ -6,7 +6,7 @@
 
 mod serve_common;
 
-use serve_common::{post_request, scenario_body, Server, NEVER};
+use serve_common::{post_request, scenario_body, slow_run, Server, NEVER};
 use std::io::Write;
 use std::net::Shutdown;
 use std::time::{Duration, Instant};
@@ -121,4 +121,53 @@ fn concurrent_and_abandoned_runs_stay_within_the_budget() {
         rss / MIB,
         budget / MIB
     );
+}
+
+const SHORT: &str = "isa = \"q7\"\nprogram = \"nop\"\n";
+
+#[test]
+fn a_run_whose_client_has_gone_gives_its_share_back() {
+    // Room for one run at a time.
+    let budget = (32 + 64 + 32) * MIB;
+    let mut srv = Server::start(
+        &[
+            "--mem-budget",
+            &budget.to_string(),
+            "--mem-cap",
+            &(64 * MIB).to_string(),
+            "--queue-timeout",
+            "1",
+        ],
+        None,
+    );
+    let mut long = srv.connect();
+    let body = scenario_body(&slow_run(8000));
+    long.write_all(post_request("/api/run", &body).as_bytes())
+        .unwrap();
+    // While it runs, another request waits in line and is refused.
+    let refused = (0..20).any(|_| {
+        let got = srv.post("/api/run", &scenario_body(SHORT));
+        if got.starts_with("HTTP/1.1 200") {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        got.starts_with("HTTP/1.1 503")
+    });
+    assert!(refused, "the long run holds the budget");
+    // Its client goes: its run stops at its next block, and the budget is
+    // free again (a run left to finish would hold it for many seconds).
+    drop(long);
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        let got = srv.post("/api/run", &scenario_body(SHORT));
+        answers.push(got.lines().next().unwrap_or_default().to_string());
+        if got.starts_with("HTTP/1.1 200") {
+            break;
+        }
+    }
+    assert_eq!(
+        answers.last().map(String::as_str),
+        Some("HTTP/1.1 200 OK"),
+        "{answers:?}"
+    );
+    assert_eq!(srv.stop_with(libc::SIGTERM).and_then(|s| s.code()), Some(0));
 }

@@ -1,14 +1,14 @@
 //! `xstore serve` as a process under clients that hold its resources:
 //! slow headers and bodies are cut off, a declared body over the limit is
 //! refused unread, connections over the limit are closed, running out of
-//! file descriptors is survived, and SIGTERM or SIGINT ends it promptly
-//! with exit 0.
+//! file descriptors is survived, an answer its client does not read is
+//! abandoned, and SIGTERM or SIGINT ends it promptly with exit 0.
 
-mod common;
 mod serve_common;
 
-use serve_common::{post_request, read_answer, scenario_body, until_closed, Server};
+use serve_common::{post_request, read_answer, scenario_body, slow_run, until_closed, Server};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 #[test]
@@ -134,7 +134,7 @@ fn sigterm_and_sigint_end_it_promptly_with_exit_0() {
             .unwrap();
         assert_eq!(read_answer(&mut idle).0, "HTTP/1.1 200 OK");
         let mut busy = srv.connect();
-        let body = scenario_body(&common::pto_rows(8000));
+        let body = scenario_body(&slow_run(8000));
         busy.write_all(post_request("/api/run", &body).as_bytes())
             .unwrap();
         std::thread::sleep(Duration::from_millis(300));
@@ -151,4 +151,54 @@ fn sigterm_and_sigint_end_it_promptly_with_exit_0() {
         assert!(until_closed(&mut idle).is_ok());
         assert!(until_closed(&mut busy).is_ok());
     }
+}
+
+/// Bytes waiting unread in a socket's receive queue.
+fn queued(s: &std::net::TcpStream) -> libc::c_int {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, on our own socket.
+    unsafe { libc::ioctl(s.as_raw_fd(), libc::FIONREAD, &mut n) };
+    n
+}
+
+#[test]
+fn an_answer_its_client_does_not_read_is_abandoned() {
+    let srv = Server::start(&["--io-timeout", "1"], None);
+    // A report of 8 MB, far more than the socket buffers hold.
+    let program = "IVP_SV2NX8_IP v0, a3, 64\n".repeat(10_000);
+    let sc = format!(
+        "isa = \"q7\"\nprogram = \"\"\"\n{program}\"\"\"\n[[memory]]\nbase = 0\nsize = 0x2000000\n\
+         [regs]\na3 = 0\n"
+    );
+    // Its receive window stays small while nothing is read.
+    let mut s = srv.connect();
+    s.write_all(post_request("/api/report", &scenario_body(&sc)).as_bytes())
+        .unwrap();
+    // The answer has started: the buffers fill, then the server waits on
+    // a client that reads nothing, three times its timeout.
+    let started = (0..600).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        queued(&s) > 0
+    });
+    assert!(started);
+    std::thread::sleep(Duration::from_secs(3));
+    let got = until_closed(&mut s).expect("the server closed the connection");
+    let text = String::from_utf8_lossy(&got);
+    assert!(
+        text.starts_with("HTTP/1.1 200"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    let head = text.find("\r\n\r\n").unwrap();
+    let length: usize = text[..head]
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .expect("a length")
+        .parse()
+        .unwrap();
+    let body = got.len() - head - 4;
+    eprintln!("{body} bytes of an answer of {length} were sent");
+    assert!(length > 8_000_000, "{length}");
+    assert!(body < length, "the whole answer was sent: {body} bytes");
+    assert!(srv.get("/api/isas").starts_with("HTTP/1.1 200"));
 }

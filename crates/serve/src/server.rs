@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
@@ -125,14 +125,14 @@ pub(crate) async fn accept_loop(
 
 /// A connection whose writes fail once they have made no progress for
 /// `limit`: a client that stops reading its answer is let go.
-struct Stalls {
-    io: TcpStream,
+struct Stalls<S> {
+    io: S,
     limit: Duration,
     since: Option<Pin<Box<Sleep>>>,
 }
 
-impl Stalls {
-    fn new(io: TcpStream, limit: Duration) -> Self {
+impl<S> Stalls<S> {
+    fn new(io: S, limit: Duration) -> Self {
         Stalls {
             io,
             limit,
@@ -161,7 +161,7 @@ impl Stalls {
     }
 }
 
-impl AsyncRead for Stalls {
+impl<S: AsyncRead + Unpin> AsyncRead for Stalls<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -171,7 +171,7 @@ impl AsyncRead for Stalls {
     }
 }
 
-impl AsyncWrite for Stalls {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Stalls<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -198,5 +198,47 @@ impl AsyncWrite for Stalls {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let r = Pin::new(&mut self.io).poll_shutdown(cx);
         self.watch(cx, r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stalls;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    const LIMIT: Duration = Duration::from_secs(10);
+
+    // The clock is Tokio's paused one: it moves only when every task waits.
+    #[tokio::test(start_paused = true)]
+    async fn a_write_that_makes_no_progress_for_the_limit_fails_and_progress_resets_it() {
+        let (ours, mut theirs) = tokio::io::duplex(16);
+        let mut conn = Stalls::new(ours, LIMIT);
+        // A slow reader: 16 bytes every 6 s, so every wait is under the
+        // limit though the whole write takes 18 s.
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 16];
+            while got.len() < 64 {
+                tokio::time::sleep(LIMIT * 3 / 5).await;
+                let n = theirs.read(&mut buf).await.unwrap();
+                got.extend_from_slice(&buf[..n]);
+            }
+            (theirs, got)
+        });
+        let bound = Duration::from_secs(3600);
+        tokio::time::timeout(bound, conn.write_all(&[7; 64]))
+            .await
+            .expect("the write ends")
+            .expect("a slow reader is served");
+        let (theirs, got) = reader.await.unwrap();
+        assert_eq!(got, [7; 64]);
+        // A reader that stops: the write fails once it has waited the limit.
+        let e = tokio::time::timeout(bound, conn.write_all(&[8; 64]))
+            .await
+            .expect("the write ends")
+            .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+        drop(theirs);
     }
 }

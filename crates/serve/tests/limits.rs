@@ -137,13 +137,13 @@ async fn the_default_cap_of_a_run_is_below_the_command_lines() {
     assert!(v["rendered"].as_str().unwrap().contains(&want), "{v}");
 }
 
-/// A PTO program of `blocks` blocks of 256 KiB of writes each: a long run
-/// (many seconds) in a request under 1 MiB.
+/// A PTO program of `blocks` blocks, each storing four tiles of 32,768 rows
+/// of 2 bytes: a long run (many seconds) in a request under 1 MiB.
 fn long_run(blocks: usize) -> String {
     let mut s = String::from("isa = \"pto\"\nprogram = \"\"\"\n");
     for b in 0..blocks {
         s.push_str(&format!(
-            "BSTART.TSTORE U8; B.DIM LB0, 64; B.DIM LB1, 1024; B.DIM LB2, 64; B.IOR a{}, s0; \
+            "BSTART.TSTORE U8; B.DIM LB0, 2; B.DIM LB1, 32768; B.DIM LB2, 2; B.IOR a{}, s0; \
              B.IOT T1, mask=1111, last; BSTOP\n",
             b % 8
         ));
@@ -157,8 +157,8 @@ fn long_run(blocks: usize) -> String {
     }
     for pe in 0..4 {
         s.push_str(&format!(
-            "[[tile]]\npe = {pe}\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 65536\ncols = 64\n\
-             valid_rows = 1024\nvalid_cols = 64\n"
+            "[[tile]]\npe = {pe}\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 65536\ncols = 2\n\
+             valid_rows = 32768\nvalid_cols = 2\n"
         ));
     }
     s

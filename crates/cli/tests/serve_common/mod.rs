@@ -218,3 +218,39 @@ pub fn until_closed(s: &mut TcpStream) -> Result<Vec<u8>, std::io::Error> {
         Err(e) => Err(e),
     }
 }
+
+/// A PTO scenario of `blocks` blocks, each storing four tiles of 32,768
+/// rows of 2 bytes (256 KiB in 131,072 writes a block): a run of many
+/// seconds (about 7 ms a block unoptimized) in a request of about 113
+/// bytes a block, within a 64 MiB cap.
+pub fn slow_run(blocks: usize) -> String {
+    let regs = [
+        "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
+        "s8",
+    ];
+    let mut s = String::from("isa = \"pto\"\nprogram = \"\"\"\n");
+    for b in 0..blocks {
+        s.push_str(&format!(
+            "BSTART.TSTORE U8; B.DIM LB0, 2; B.DIM LB1, 32768; B.DIM LB2, 2; B.IOR {}, s0; \
+             B.IOT T1, mask=1111, last; BSTOP\n",
+            regs[b % 16]
+        ));
+    }
+    s.push_str("\"\"\"\n[[memory]]\nbase = 0\nsize = 0x2000000\n[regs]\n");
+    for pe in 0..4u64 {
+        s.push_str(&format!("\"pe{pe}.s0\" = 128\n"));
+        for (k, r) in regs.iter().enumerate() {
+            s.push_str(&format!(
+                "\"pe{pe}.{r}\" = {:#x}\n",
+                pe * 0x80_0000 + k as u64 * 0x2_0000
+            ));
+        }
+    }
+    for pe in 0..4 {
+        s.push_str(&format!(
+            "[[tile]]\npe = {pe}\nreg = \"T#1\"\ndtype = \"U8\"\ncapacity = 65536\ncols = 2\n\
+             valid_rows = 32768\nvalid_cols = 2\n"
+        ));
+    }
+    s
+}
