@@ -50,7 +50,7 @@ fn end(srv: &mut Server) -> (libc::c_int, u64) {
 fn concurrent_and_abandoned_runs_stay_within_the_budget() {
     let budget = 512 * MIB;
     let budget_arg = budget.to_string();
-    let cap_arg = (64 * MIB).to_string();
+    let cap_arg = (128 * MIB).to_string();
     let mut srv = Server::start(
         &[
             "--mem-budget",
@@ -96,7 +96,7 @@ fn concurrent_and_abandoned_runs_stay_within_the_budget() {
     for r in runs {
         let got = r.join().unwrap();
         assert!(got.starts_with("HTTP/1.1 422"), "{got}");
-        assert!(got.contains("allocation cap of 67108864 bytes"), "{got}");
+        assert!(got.contains("allocation cap of 134217728 bytes"), "{got}");
     }
     // Still up, and a run within the cap is answered.
     let ok = srv.post(
