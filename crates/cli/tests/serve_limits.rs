@@ -12,7 +12,7 @@ use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 #[test]
-fn slow_headers_and_bodies_are_cut_off_and_a_body_over_the_limit_is_refused_unread() {
+fn slow_headers_and_bodies_are_cut_off_and_heads_and_bodies_over_the_limit_are_refused() {
     let srv = Server::start(&["--io-timeout", "1"], None);
     // Twenty of each, all open at once.
     let mut heads = Vec::new();
@@ -41,6 +41,14 @@ fn slow_headers_and_bodies_are_cut_off_and_a_body_over_the_limit_is_refused_unre
     let got = until_closed(&mut large).expect("closed");
     let got = String::from_utf8_lossy(&got);
     assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+    // A head over 64 KiB.
+    let mut big = srv.connect();
+    let header = format!("X-Big: {}\r\n", "a".repeat(100_000));
+    big.write_all(format!("GET /api/isas HTTP/1.1\r\nHost: 127.0.0.1\r\n{header}\r\n").as_bytes())
+        .unwrap();
+    let got = until_closed(&mut big).expect("closed");
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 431"), "{got}");
     for s in &mut heads {
         let got = until_closed(s).expect("a connection with slow headers is closed");
         assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));

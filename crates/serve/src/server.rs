@@ -18,7 +18,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
-/// The largest buffer a connection reads into (headers included).
+/// The largest buffer a connection reads into, and the largest request
+/// head (request line and headers; a larger one is answered `431`).
 const READ_BUFFER: usize = 64 << 10;
 
 /// The pause after an accept error that is not the peer's (no file
@@ -75,7 +76,8 @@ pub(crate) async fn accept_loop(
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(config.io_timeout)
-        .max_buf_size(READ_BUFFER);
+        .max_buf_size(READ_BUFFER)
+        .max_header_size(READ_BUFFER);
     let mut ep = Episodes::default();
     tokio::pin!(stop);
     let signal = loop {
