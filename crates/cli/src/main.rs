@@ -176,25 +176,93 @@ enum TopCmd {
     #[command(flatten)]
     Cmd(Other),
     /// Serve the explorer page and its JSON API on 127.0.0.1 until stopped
-    Serve {
-        /// The port on 127.0.0.1 (0: a free one; the URL is printed either way)
-        #[arg(long, default_value_t = xstore_serve::DEFAULT_PORT)]
-        port: u16,
-    },
+    /// (SIGTERM or Ctrl-C); docs/serve.md says how it bounds its clients
+    Serve(ServeArgs),
+}
+
+/// The options of `serve`.
+#[derive(Args)]
+struct ServeArgs {
+    /// The port on 127.0.0.1 (0: a free one; the URL is printed either way)
+    #[arg(long, default_value_t = xstore_serve::DEFAULT_PORT)]
+    port: u16,
+    /// The memory all requests together may use, in bytes (default 1 GiB,
+    /// 32 MiB of it the server's own): a scenario request reserves its run's
+    /// cap plus 32 MiB, any other request with a body 16 MiB, before its body
+    /// is read, and waits in line when the budget is held
+    #[arg(long, value_name = "BYTES")]
+    mem_budget: Option<String>,
+    /// The allocation cap of each scenario run, in bytes (default 256 MiB)
+    #[arg(long, value_name = "BYTES")]
+    mem_cap: Option<String>,
+    /// Connections served at once; one more is closed unanswered
+    #[arg(long, value_name = "N", default_value_t = xstore_serve::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// Seconds a request's headers, then its body, may take to arrive, and
+    /// an answer may wait for its client to read it; then the connection is
+    /// closed (a slow body is answered 408 first)
+    #[arg(long, value_name = "SECS", default_value_t = xstore_serve::DEFAULT_IO_TIMEOUT.as_secs())]
+    io_timeout: u64,
+    /// Seconds a request waits in line for its share of the memory budget
+    /// before it is answered 503
+    #[arg(long, value_name = "SECS", default_value_t = xstore_serve::DEFAULT_QUEUE_TIMEOUT.as_secs())]
+    queue_timeout: u64,
+}
+
+/// A byte count of `serve`'s options (decimal or `0x` hex, as `run --mem-cap`).
+fn bytes_arg(option: &str, value: Option<&str>, default: u64) -> Result<u64, String> {
+    match value {
+        None => Ok(default),
+        Some(v) => xstore_core::num::parse_u64(v, u64::MAX)
+            .ok_or_else(|| format!("{option} `{v}` is not a byte count")),
+    }
+}
+
+/// The server's configuration from `serve`'s options.
+fn serve_config(a: &ServeArgs) -> Result<xstore_serve::Config, String> {
+    let config = xstore_serve::Config {
+        port: a.port,
+        mem_budget: bytes_arg(
+            "--mem-budget",
+            a.mem_budget.as_deref(),
+            xstore_serve::DEFAULT_MEM_BUDGET,
+        )?,
+        mem_cap: bytes_arg(
+            "--mem-cap",
+            a.mem_cap.as_deref(),
+            xstore_serve::DEFAULT_MEM_CAP,
+        )?,
+        max_connections: a.max_connections,
+        io_timeout: std::time::Duration::from_secs(a.io_timeout),
+        queue_timeout: std::time::Duration::from_secs(a.queue_timeout),
+    };
+    config.check()?;
+    Ok(config)
 }
 
 /// `serve`: the URL on stdout once the socket is bound (then the server runs
-/// until the process is stopped); a socket that cannot be bound is an error,
-/// exit 2.
-fn serve(port: u16) -> ExitCode {
-    let res = xstore_serve::serve(port, |url| {
-        out::write_str(url);
-        out::write_str("\n");
-        out::flush();
-        out::err_line(format_args!(
-            "xstore serve: the explorer is at {url} (127.0.0.1 only); Ctrl-C stops it"
-        ));
-    });
+/// until SIGTERM or SIGINT, exit 0); a socket that cannot be bound, or
+/// options that cannot serve, is an error, exit 2.
+fn serve(args: &ServeArgs) -> ExitCode {
+    let config = match serve_config(args) {
+        Ok(c) => c,
+        Err(e) => {
+            out::err_line(xstore_core::Diagnostic::range(e).in_file("xstore serve"));
+            return ExitCode::from(commands::EXIT_ERROR);
+        }
+    };
+    let res = xstore_serve::serve(
+        &config,
+        |url| {
+            out::write_str(url);
+            out::write_str("\n");
+            out::flush();
+            out::err_line(format_args!(
+                "xstore serve: the explorer is at {url} (127.0.0.1 only); Ctrl-C stops it"
+            ));
+        },
+        |note| out::err_line(format_args!("xstore serve: {note}")),
+    );
     match res {
         Ok(()) => ExitCode::from(commands::EXIT_OK),
         Err(e) => {
@@ -203,7 +271,7 @@ fn serve(port: u16) -> ExitCode {
                     xstore_core::DiagKind::Io,
                     format!("cannot serve: {e}"),
                 )
-                .in_file(&format!("127.0.0.1:{port}")),
+                .in_file(&format!("127.0.0.1:{}", config.port)),
             );
             ExitCode::from(commands::EXIT_ERROR)
         }
@@ -257,9 +325,9 @@ fn main() -> ExitCode {
         Some((isa, sub)) => isa_command(isa, sub),
         None => match Top::from_arg_matches(&matches) {
             Ok(Top {
-                cmd: TopCmd::Serve { port },
+                cmd: TopCmd::Serve(args),
                 ..
-            }) => return serve(port),
+            }) => return serve(&args),
             Ok(Top {
                 cmd: TopCmd::Cmd(other),
                 ..

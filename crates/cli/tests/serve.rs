@@ -1,5 +1,6 @@
 //! `xstore serve`: the URL on stdout once bound, the page and the API on
-//! 127.0.0.1, and a port that cannot be bound is exit 2 with one error.
+//! 127.0.0.1, and a port that cannot be bound, or options that cannot
+//! serve, are exit 2 with one error.
 
 mod common;
 
@@ -74,4 +75,40 @@ fn a_port_that_cannot_be_bound_is_exit_2_with_one_error() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn options_that_cannot_serve_are_exit_2_with_one_error() {
+    for (args, want) in [
+        (
+            &["--mem-budget", "1000"][..],
+            "xstore serve: error: a memory budget of 1000 bytes holds no scenario run: one needs \
+             335544320 bytes",
+        ),
+        (
+            &["--mem-budget", "0x10000000", "--mem-cap", "0x10000000"],
+            "xstore serve: error: a memory budget of 268435456 bytes holds no scenario run",
+        ),
+        (
+            &["--mem-cap", "lots"],
+            "xstore serve: error: --mem-cap `lots` is not a byte count",
+        ),
+        (
+            &["--io-timeout", "0"],
+            "xstore serve: error: a timeout must be longer than zero",
+        ),
+        (
+            &["--max-connections", "0"],
+            "xstore serve: error: the connection limit must be at least 1",
+        ),
+    ] {
+        let mut all = vec!["serve", "--port", "0"];
+        all.extend_from_slice(args);
+        let o = common::xstore(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty());
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.starts_with(want), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
 }

@@ -411,7 +411,9 @@ pub fn run<S: Stepper, M: AddressSpace, T: TraceSink>(
 /// [`run`], telling `sink` where the run stands ([`StepEvent`]): every unit
 /// of the program is announced first, then each unit the run reaches begins,
 /// writes and retires with the registers it changed; at the end of a run
-/// that did not fault, the bytes left pending in registers.
+/// that did not fault, the bytes left pending in registers. Before each unit
+/// the sink is asked whether the run goes on ([`WriteSink::proceed`]); when
+/// it says no, the run ends there with what ran so far.
 pub fn run_steps<S, M>(
     m: &mut S,
     prog: &S::Program,
@@ -436,6 +438,9 @@ where
         let index = c.next_index();
         if c.stopped() || index >= prog.units() {
             break;
+        }
+        if !sink.proceed() {
+            return c.finish();
         }
         sink.step(&StepEvent::Begin { index });
         let before = m.snapshot();
@@ -702,6 +707,52 @@ mod tests {
                 "retire 1 [\"n\"]",
                 "begin 2",
                 "retire 2 []",
+            ]
+        );
+    }
+
+    /// [`Events`] that lets the run go on for `room` units only.
+    struct Stops {
+        events: Events,
+        room: usize,
+    }
+
+    impl WriteSink for Stops {
+        fn write(&mut self, addr: u64, bytes: &[u8]) {
+            self.events.write(addr, bytes)
+        }
+        fn step(&mut self, e: &StepEvent<'_>) {
+            self.events.step(e)
+        }
+        fn follows_units(&self) -> bool {
+            true
+        }
+        fn proceed(&mut self) -> bool {
+            self.room = self.room.saturating_sub(1);
+            self.room > 0
+        }
+    }
+
+    #[test]
+    fn a_sink_that_says_stop_ends_the_run_before_the_next_unit() {
+        let mut m = Toy::default();
+        let mut mem = memory();
+        let mut sink = Stops {
+            events: Events::default(),
+            room: 3,
+        };
+        let r = run_into(&mut m, &[3, 4, 5, 6][..], &mut mem, &mut sink);
+        assert_eq!((r.executed, r.stop.is_none()), (2, true));
+        assert_eq!(m.n, 2);
+        assert_eq!(
+            &sink.events.0[4..],
+            [
+                "begin 0",
+                "write 3 [3]",
+                "retire 0 [\"n\"]",
+                "begin 1",
+                "write 4 [4]",
+                "retire 1 [\"n\"]",
             ]
         );
     }

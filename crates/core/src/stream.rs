@@ -27,6 +27,17 @@ pub trait WriteSink {
     fn follows_units(&self) -> bool {
         false
     }
+    /// Whether the run goes on, asked before each unit by
+    /// [`crate::step::run_steps`] (so only of a sink that
+    /// [follows units](WriteSink::follows_units); the untraced path never
+    /// asks). `false` ends the run there, before that unit, as if the program
+    /// ended: the outcome holds what ran so far, no `Pending` event follows,
+    /// and the caller that stopped the run should discard its result. This
+    /// is how a caller cancels a run from another thread (a flag the sink
+    /// reads). True by default.
+    fn proceed(&mut self) -> bool {
+        true
+    }
 }
 
 /// What [`crate::step::run_steps`] tells a [`WriteSink`] besides the writes.

@@ -2,118 +2,101 @@
 //! library whose answer is serialized as the command line's `--json` prints
 //! it, and whose error is the command line's diagnostic.
 
-use crate::BODY_LIMIT;
+use crate::budget::{admit, Admission, Budget, Held};
+use crate::error::ApiError;
+use crate::{Config, BODY_LIMIT};
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, StatusCode};
+use axum::middleware::from_fn_with_state;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::routing::{get, post, MethodRouter};
+use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use xstore_core::isa::Isa;
-use xstore_core::mem::DEFAULT_CAP;
-use xstore_core::report::{ErrorReport, LintReport};
+use xstore_core::report::LintReport;
 use xstore_core::{hex, DiagKind, Diagnostic};
-
-/// An answer that is not a success: an HTTP status and the diagnostic that
-/// says why, sent as `{"error": <diagnostic>, "rendered": "<its line>"}`.
-#[derive(Debug)]
-pub(crate) struct ApiError {
-    /// `422` for bad input the library rejects, `400` for a body that is not
-    /// the request's JSON, `404` for an unknown ISA or example, `413` for a
-    /// body over [`BODY_LIMIT`](crate::BODY_LIMIT).
-    status: StatusCode,
-    /// What was wrong, as the command line reports it.
-    diag: Diagnostic,
-}
-
-impl ApiError {
-    fn input(diag: Diagnostic) -> Self {
-        ApiError {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            diag,
-        }
-    }
-    fn not_found(diag: Diagnostic) -> Self {
-        ApiError {
-            status: StatusCode::NOT_FOUND,
-            diag,
-        }
-    }
-}
-
-impl From<Diagnostic> for ApiError {
-    fn from(diag: Diagnostic) -> Self {
-        ApiError::input(diag)
-    }
-}
-
-impl From<JsonRejection> for ApiError {
-    fn from(r: JsonRejection) -> Self {
-        let status = r.status();
-        let msg = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("the request body is larger than {BODY_LIMIT} bytes")
-        } else {
-            format!(
-                "the request body is not the endpoint's JSON: {}",
-                r.body_text()
-            )
-        };
-        let kind = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            DiagKind::Resource
-        } else {
-            DiagKind::Syntax
-        };
-        ApiError {
-            status,
-            diag: Diagnostic::new(kind, msg).hint("see docs/serve.md for each endpoint's body"),
-        }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = ErrorReport {
-            error: &self.diag,
-            rendered: Some(self.diag.to_string()),
-        };
-        (self.status, Json(body)).into_response()
-    }
-}
 
 type Answer = Result<Json<Value>, ApiError>;
 
-/// The routes under `/api/`.
-pub(crate) fn routes() -> Router {
+/// What the handlers share.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    /// The allocation cap of a scenario run.
+    cap: u64,
+}
+
+/// The routes under `/api/`: each with a body is admitted first (its share
+/// of the budget, its body read in time, [`admit`]).
+pub(crate) fn routes(config: &Config) -> Router {
+    let budget = Budget::new(config);
+    let scenario = Admission::run(&budget, config);
+    let call = Admission::call(&budget, config);
+    let admitted =
+        |m: MethodRouter<Shared>, a: &Admission| m.layer(from_fn_with_state(a.clone(), admit));
     Router::new()
         .route("/api/isas", get(isas))
         .route("/api/examples", get(examples))
         .route("/api/example/{*path}", get(example))
-        .route("/api/{isa}/asm", post(asm))
-        .route("/api/{isa}/disasm", post(disasm))
-        .route("/api/{isa}/explain", post(explain))
-        .route("/api/{isa}/validate", post(validate))
-        .route("/api/{isa}/diagram", post(diagram))
-        .route("/api/run", post(run))
-        .route("/api/map", post(map))
-        .route("/api/report", post(report))
-        .route("/api/lint", post(lint))
+        .route("/api/{isa}/asm", admitted(post(asm), &call))
+        .route("/api/{isa}/disasm", admitted(post(disasm), &call))
+        .route("/api/{isa}/explain", admitted(post(explain), &call))
+        .route("/api/{isa}/validate", admitted(post(validate), &call))
+        .route("/api/{isa}/diagram", admitted(post(diagram), &call))
+        .route("/api/run", admitted(post(run), &scenario))
+        .route("/api/map", admitted(post(map), &scenario))
+        .route("/api/report", admitted(post(report), &scenario))
+        .route("/api/lint", admitted(post(lint), &scenario))
         .fallback(unknown)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(Shared {
+            cap: config.mem_cap,
+        })
 }
 
 /// Run a library call off the server's thread (a long scenario must not stall
-/// the other requests); a panic in it is a 500, never a lost connection.
+/// the other requests); a panic in it is a 500, never a lost connection. The
+/// call keeps its request's share of the budget until it ends; its flag is
+/// set when the request is dropped (its client has gone), for a run to stop
+/// at its next instruction.
 async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+    held: Held,
+    f: impl FnOnce(&AtomicBool) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _on_drop = CancelOnDrop(cancel.clone());
+    tokio::task::spawn_blocking(move || {
+        let _held = held;
+        f(&cancel)
+    })
+    .await
+    .unwrap_or_else(|e| {
         Err(ApiError {
             status: StatusCode::INTERNAL_SERVER_ERROR,
             diag: Diagnostic::new(DiagKind::Unsupported, format!("internal error: {e}")),
         })
     })
+}
+
+/// Sets its flag when dropped: when the request's future ends, done or not.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A JSON answer serialized straight from its value (no intermediate tree).
+fn json_answer(v: &impl Serialize) -> Result<Response, ApiError> {
+    let bytes = serde_json::to_vec(v).map_err(|e| ApiError {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        diag: Diagnostic::new(DiagKind::Unsupported, format!("internal error: {e}")),
+    })?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], bytes).into_response())
 }
 
 fn find_isa(name: &str) -> Result<&'static dyn Isa, ApiError> {
@@ -167,11 +150,16 @@ struct MapReq {
     step: Option<usize>,
 }
 
-/// The scenario's trace, run as `xstore run --report` runs it (the command
-/// line's default memory cap).
-fn trace_of(text: &str, name: &str) -> Result<xstore_viz::Trace, Diagnostic> {
+/// The scenario's trace, run as `xstore run --report` runs it, under the
+/// server's run cap, stopped when `cancel` is set.
+fn trace_of(
+    text: &str,
+    name: &str,
+    cap: u64,
+    cancel: &AtomicBool,
+) -> Result<xstore_viz::Trace, Diagnostic> {
     let (sc, isa) = xstore_core::isa::load_scenario(xstore_isas::all(), text, name)?;
-    xstore_viz::trace(isa, &sc, DEFAULT_CAP)
+    xstore_viz::trace_cancellable(isa, &sc, cap, cancel)
 }
 
 /// One ISA as `/api/isas` lists it.
@@ -238,10 +226,14 @@ async fn example(Path(path): Path<String>) -> Response {
     }
 }
 
-async fn asm(Path(isa): Path<String>, body: Result<Json<TextReq>, JsonRejection>) -> Answer {
+async fn asm(
+    Path(isa): Path<String>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<TextReq>, JsonRejection>,
+) -> Answer {
     let isa = find_isa(&isa)?;
     let Json(req) = body?;
-    blocking(move || {
+    blocking(held, move |_| {
         let name = input_name(&req.name);
         let lines = isa.asm(&req.text).map_err(|d| d.in_file(&name))?;
         let hex: Vec<String> = lines.iter().map(|l| hex::encode(l)).collect();
@@ -250,10 +242,14 @@ async fn asm(Path(isa): Path<String>, body: Result<Json<TextReq>, JsonRejection>
     .await
 }
 
-async fn disasm(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+async fn disasm(
+    Path(isa): Path<String>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<HexReq>, JsonRejection>,
+) -> Answer {
     let isa = find_isa(&isa)?;
     let Json(req) = body?;
-    blocking(move || {
+    blocking(held, move |_| {
         let name = input_name(&req.name);
         let bytes = hex::decode_input(&req.hex, &name)?;
         let text = isa.disasm(&bytes).map_err(|d| d.in_file(&name))?;
@@ -262,10 +258,14 @@ async fn disasm(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejectio
     .await
 }
 
-async fn explain(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+async fn explain(
+    Path(isa): Path<String>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<HexReq>, JsonRejection>,
+) -> Answer {
     let isa = find_isa(&isa)?;
     let Json(req) = body?;
-    blocking(move || {
+    blocking(held, move |_| {
         let name = input_name(&req.name);
         let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
         Ok(Json(json!(ex)))
@@ -273,10 +273,14 @@ async fn explain(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejecti
     .await
 }
 
-async fn validate(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+async fn validate(
+    Path(isa): Path<String>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<HexReq>, JsonRejection>,
+) -> Answer {
     let isa = find_isa(&isa)?;
     let Json(req) = body?;
-    blocking(move || {
+    blocking(held, move |_| {
         let name = input_name(&req.name);
         let bytes = hex::decode_input(&req.hex, &name)?;
         let v = isa.validate(&bytes).map_err(|d| d.in_file(&name))?;
@@ -289,10 +293,14 @@ async fn validate(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonReject
 /// (as `explain --format wavedrom` prints it) and that diagram drawn as SVG
 /// (as `explain --format svg` draws one), `null` for an explanation without
 /// bits to draw.
-async fn diagram(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejection>) -> Answer {
+async fn diagram(
+    Path(isa): Path<String>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<HexReq>, JsonRejection>,
+) -> Answer {
     let isa = find_isa(&isa)?;
     let Json(req) = body?;
-    blocking(move || {
+    blocking(held, move |_| {
         let name = input_name(&req.name);
         hex::decode_input(&req.hex, &name)?;
         let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
@@ -308,24 +316,39 @@ async fn diagram(Path(isa): Path<String>, body: Result<Json<HexReq>, JsonRejecti
     .await
 }
 
+/// `/api/run`'s answer.
+#[derive(Serialize)]
+struct RunAnswer<'a> {
+    trace: &'a xstore_viz::Trace,
+    map: String,
+}
+
 /// Run a scenario: its trace (what `run --report` draws) and the memory map
 /// after the run.
-async fn run(body: Result<Json<ScenarioReq>, JsonRejection>) -> Answer {
+async fn run(
+    State(s): State<Shared>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<ScenarioReq>, JsonRejection>,
+) -> Result<Response, ApiError> {
     let Json(req) = body?;
-    blocking(move || {
-        let t = trace_of(&req.scenario, &input_name(&req.name))?;
+    blocking(held, move |cancel| {
+        let t = trace_of(&req.scenario, &input_name(&req.name), s.cap, cancel)?;
         let map = xstore_viz::memory_map_svg(&t, None);
-        Ok(Json(json!({ "trace": t, "map": map })))
+        json_answer(&RunAnswer { trace: &t, map })
     })
     .await
 }
 
 /// The memory map after one instruction of a scenario's run (the scenario is
 /// run again: execution is deterministic).
-async fn map(body: Result<Json<MapReq>, JsonRejection>) -> Answer {
+async fn map(
+    State(s): State<Shared>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<MapReq>, JsonRejection>,
+) -> Answer {
     let Json(req) = body?;
-    blocking(move || {
-        let t = trace_of(&req.scenario, &input_name(&req.name))?;
+    blocking(held, move |cancel| {
+        let t = trace_of(&req.scenario, &input_name(&req.name), s.cap, cancel)?;
         if let Some(k) = req.step {
             if k >= t.steps.len() {
                 return Err(Diagnostic::range(format!(
@@ -346,60 +369,48 @@ async fn map(body: Result<Json<MapReq>, JsonRejection>) -> Answer {
     .await
 }
 
-/// The HTML report of a scenario's run, as `xstore run --report` writes it.
-async fn report(body: Result<Json<ScenarioReq>, JsonRejection>) -> Result<Response, ApiError> {
+/// The HTML report of a scenario's run, as `xstore run --report` writes it,
+/// with the report's own policy as its header too.
+async fn report(
+    State(s): State<Shared>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<ScenarioReq>, JsonRejection>,
+) -> Result<Response, ApiError> {
     let Json(req) = body?;
-    blocking(move || {
-        let t = trace_of(&req.scenario, &input_name(&req.name))?;
+    blocking(held, move |cancel| {
+        let t = trace_of(&req.scenario, &input_name(&req.name), s.cap, cancel)?;
         let html = xstore_viz::report_html(&t);
-        Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+        Ok((
+            [
+                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                (header::CONTENT_SECURITY_POLICY, REPORT_HEADER_POLICY),
+            ],
+            html,
+        )
+            .into_response())
     })
     .await
 }
 
-async fn lint(body: Result<Json<ScenarioReq>, JsonRejection>) -> Answer {
+/// The report's policy ([`xstore_viz::html::REPORT_POLICY`]) and what only
+/// a header can say: no page may frame it.
+const REPORT_HEADER_POLICY: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; \
+     frame-ancestors 'none'";
+
+async fn lint(
+    State(s): State<Shared>,
+    Extension(held): Extension<Held>,
+    body: Result<Json<ScenarioReq>, JsonRejection>,
+) -> Answer {
     let Json(req) = body?;
-    blocking(move || {
+    blocking(held, move |_| {
         let name = input_name(&req.name);
         let (sc, isa) = xstore_core::isa::load_scenario(xstore_isas::all(), &req.scenario, &name)?;
-        let mem = xstore_core::isa::build_memory(isa, &sc, DEFAULT_CAP)?;
+        let mem = xstore_core::isa::build_memory(isa, &sc, s.cap)?;
         Ok(Json(json!(LintReport::new(isa.lint(&sc, &mem)?))))
     })
     .await
-}
-
-/// Whether a `Host` header names the loopback: `127.0.0.1`, `localhost` or
-/// `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().map(|h| format!("[{h}]")),
-        None => host.split(':').next().map(str::to_string),
-    };
-    matches!(
-        name.as_deref(),
-        Some("127.0.0.1") | Some("localhost") | Some("[::1]")
-    )
-}
-
-/// Refuse a request whose `Host` is not the loopback (see [`crate::router`]).
-pub(crate) async fn loopback_host(
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .map(|h| h.to_str().unwrap_or("?"));
-    match host {
-        Some(h) if !is_loopback_host(h) => ApiError {
-            status: StatusCode::FORBIDDEN,
-            diag: Diagnostic::range(format!("host `{h}` is not this machine's loopback"))
-                .expected("127.0.0.1, localhost or [::1]")
-                .hint("the explorer answers only pages it served itself"),
-        }
-        .into_response(),
-        _ => next.run(req).await,
-    }
 }
 
 async fn unknown() -> ApiError {

@@ -1,7 +1,8 @@
 //! The explorer's JSON API, called in-process through the router (and once
 //! over a real socket): every endpoint's answer is the library's, in the
 //! command line's JSON shapes; bad input is a 4xx carrying the command line's
-//! diagnostic; a body over the limit is a 413; no body makes it panic.
+//! diagnostic; a body over the limit is a 413; no body makes it panic. The
+//! bounds of `limits.rs` are tested there.
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -26,7 +27,10 @@ async fn call_raw(
     content_type: Option<&str>,
     body: Vec<u8>,
 ) -> (StatusCode, String, Vec<u8>) {
-    let mut req = Request::builder().method(method).uri(path);
+    let mut req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", "127.0.0.1");
     if let Some(t) = content_type {
         req = req.header("content-type", t);
     }
@@ -72,7 +76,10 @@ async fn the_page_and_its_assets_are_served_and_load_nothing_from_elsewhere() {
         ("/app.js", "text/javascript"),
         ("/style.css", "text/css"),
     ] {
-        let req = Request::get(path).body(Body::empty()).unwrap();
+        let req = Request::get(path)
+            .header("host", "localhost")
+            .body(Body::empty())
+            .unwrap();
         let res = app().oneshot(req).await.unwrap();
         assert_eq!(res.status(), StatusCode::OK, "{path}");
         let h = res.headers();
@@ -338,6 +345,10 @@ async fn a_request_for_another_host_is_refused() {
         ("evil.example:7878", false),
         ("127.0.0.1.evil.example", false),
         ("[::2]", false),
+        ("LOCALHOST", true),
+        ("LocalHost:7878", true),
+        ("localhost:1@evil.com", false),
+        ("[::1]evil.com", false),
     ] {
         let req = Request::get("/api/isas")
             .header("host", host)
@@ -351,6 +362,16 @@ async fn a_request_for_another_host_is_refused() {
         };
         assert_eq!(res.status(), want, "{host}");
     }
+}
+
+#[tokio::test]
+async fn a_request_without_a_host_is_refused() {
+    let req = Request::get("/api/isas").body(Body::empty()).unwrap();
+    let res = app().oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["error"]["message"], "the request names no host");
 }
 
 #[tokio::test]
@@ -509,7 +530,11 @@ fn serve_binds_127_0_0_1_on_a_free_port_and_answers_over_http() {
     use std::io::{Read, Write};
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        xstore_serve::serve(0, |url| tx.send(url.to_string()).unwrap()).unwrap();
+        let config = xstore_serve::Config {
+            port: 0,
+            ..xstore_serve::Config::default()
+        };
+        xstore_serve::serve(&config, |url| tx.send(url.to_string()).unwrap(), |_| {}).unwrap();
     });
     let url = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
     let addr = url
@@ -601,7 +626,7 @@ proptest! {
     /// whose body is the error object.
     #[test]
     fn garbage_gets_a_4xx_with_a_diagnostic_never_a_5xx((path, kind, body) in garbage()) {
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
         let (s, k, b) = rt.block_on(call_raw("POST", &path, kind, body));
         prop_assert!(s.is_success() || s.is_client_error(), "{path}: {s}");
         if s.is_success() && path == "/api/report" {

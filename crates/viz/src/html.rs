@@ -11,6 +11,13 @@ pub const MAX_LISTED_WRITES: usize = 16;
 /// Bytes of a write shown as hex in the program table (the rest counted).
 pub const MAX_SHOWN_BYTES: usize = 64;
 
+/// The report's content security policy, carried in its `<meta>` (and sent
+/// as a header by `xstore serve`): nothing may load, no script may run, no
+/// form may be sent; only its inline styles (the `<style>` element and the
+/// `style` attributes of its swatches and SVG) apply.
+pub const REPORT_POLICY: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
 const CSS: &str = "body{font-family:sans-serif;margin:1.5em;color:#111}\
 h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}\
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px;\
@@ -50,11 +57,16 @@ fn status_class(s: StepStatus) -> &'static str {
 /// The HTML report of a trace: the outcome, the program (each
 /// instruction's text, bytes, status, writes and changed registers), the
 /// memory map with its legend, and what the trace left out. Every text is
-/// escaped; the page refers to no URL but the SVG namespace.
+/// escaped; the page refers to no URL but the SVG namespace, and its
+/// content security policy ([`REPORT_POLICY`], the first element of its
+/// head after the charset) forbids scripts and every load.
 pub fn report_html(t: &Trace) -> String {
     let e = |s: &str| xml_escape(s);
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    h.push_str(&format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{REPORT_POLICY}\">"
+    ));
     h.push_str(&format!(
         "<title>xstore run {}</title><style>{CSS}</style></head><body>\n",
         e(&t.file)

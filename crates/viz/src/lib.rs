@@ -5,7 +5,7 @@
 //!   the numeric spans `explain` fills from each ISA's field table;
 //!   [`wavejson`] writes it as a WaveDrom `reg` diagram and [`svg`] draws
 //!   diagrams as one standalone SVG ([`reg_svg`] draws any WaveJSON `reg`).
-//! - [`trace()`]: a scenario's run instruction by instruction (each
+//! - [`trace()`] (and [`trace_cancellable`], which another thread can stop): a scenario's run instruction by instruction (each
 //!   instruction's text, bytes, writes and changed registers, as the ISA's
 //!   executor attributes them); [`memory_map_svg`] draws the memory it
 //!   touched, byte by byte, and [`report_html`] the whole run as one
@@ -53,5 +53,5 @@ pub mod wave;
 
 pub use html::report_html;
 pub use map::memory_map_svg;
-pub use trace::{trace, PendingRange, StepStatus, StepTrace, Trace};
+pub use trace::{trace, trace_cancellable, PendingRange, StepStatus, StepTrace, Trace};
 pub use wave::{diagram, reg_svg, svg, wavejson, Diagram};

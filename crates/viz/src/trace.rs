@@ -12,12 +12,13 @@
 //! so.
 
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use xstore_core::isa::{run_scenario_with, Isa};
 use xstore_core::report::{FaultReport, RegReport, WriteRecord};
 use xstore_core::scenario::{Outcome, Scenario};
 use xstore_core::stream::{StepEvent, WriteSink};
-use xstore_core::Diagnostic;
 use xstore_core::Fault;
+use xstore_core::{DiagKind, Diagnostic};
 
 /// Instructions of a program a trace keeps (text, bytes, writes, registers).
 pub const MAX_STEPS: usize = 10_000;
@@ -122,7 +123,9 @@ impl Trace {
 
 /// The sink [`trace`] runs the scenario into.
 #[derive(Default)]
-struct Collector {
+struct Collector<'a> {
+    /// Set from elsewhere to stop the run before its next instruction.
+    cancel: Option<&'a AtomicBool>,
     steps: Vec<StepTrace>,
     steps_omitted: usize,
     current: Option<usize>,
@@ -134,7 +137,7 @@ struct Collector {
     omitted: u64,
 }
 
-impl WriteSink for Collector {
+impl WriteSink for Collector<'_> {
     fn write(&mut self, addr: u64, bytes: &[u8]) {
         self.writes += 1;
         self.bytes += bytes.len() as u64;
@@ -195,14 +198,46 @@ impl WriteSink for Collector {
     fn follows_units(&self) -> bool {
         true
     }
+    fn proceed(&mut self) -> bool {
+        !self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
 }
 
 /// Run the scenario as `xstore run` does (memory capped at `cap` bytes),
 /// one instruction at a time, and keep each instruction's effects. Errors
 /// are those of the run (a scenario error, the cap).
 pub fn trace(isa: &dyn Isa, sc: &Scenario, cap: u64) -> Result<Trace, Diagnostic> {
-    let mut c = Collector::default();
+    trace_inner(isa, sc, cap, None)
+}
+
+/// [`trace`], stopped before its next instruction once `cancel` is set (by
+/// another thread: a server whose client has gone). A run stopped so is an
+/// error ("the run was cancelled"), never a partial trace. Memory still
+/// grows only up to `cap`; what is built before the first instruction (the
+/// scenario's `[[init]]`) is not interrupted.
+pub fn trace_cancellable(
+    isa: &dyn Isa,
+    sc: &Scenario,
+    cap: u64,
+    cancel: &AtomicBool,
+) -> Result<Trace, Diagnostic> {
+    trace_inner(isa, sc, cap, Some(cancel))
+}
+
+fn trace_inner(
+    isa: &dyn Isa,
+    sc: &Scenario,
+    cap: u64,
+    cancel: Option<&AtomicBool>,
+) -> Result<Trace, Diagnostic> {
+    let mut c = Collector {
+        cancel,
+        ..Collector::default()
+    };
     let run = run_scenario_with(isa, sc, cap, &mut c)?;
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(Diagnostic::new(DiagKind::Resource, "the run was cancelled").in_file(&sc.file));
+    }
     let exec = run.exec;
     // The instruction the run stopped at, when it stopped early.
     let stopped = match exec.outcome {

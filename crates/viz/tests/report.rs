@@ -378,6 +378,44 @@ fn written_bytes_past_the_bound_are_counted_not_kept() {
 }
 
 #[test]
+fn the_report_carries_a_policy_that_forbids_scripts_and_loads() {
+    let (sc, isa) = load("examples/q7/source_s4.toml");
+    let html = report_html(&trace(isa, &sc, DEFAULT_CAP).unwrap());
+    let meta = format!(
+        "<head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" \
+         content=\"{}\">",
+        xstore_viz::html::REPORT_POLICY
+    );
+    // First in the head (after the charset), so it covers the style sheet.
+    assert!(html.contains(&meta), "{html}");
+    assert!(html.find(&meta).unwrap() < html.find("<style>").unwrap());
+    let policy: Vec<&str> = xstore_viz::html::REPORT_POLICY.split("; ").collect();
+    assert_eq!(policy[0], "default-src 'none'");
+    // Nothing else is allowed but inline style: no script, no load.
+    assert!(policy.contains(&"style-src 'unsafe-inline'"));
+    assert!(policy.contains(&"base-uri 'none'") && policy.contains(&"form-action 'none'"));
+    for p in &policy[1..] {
+        assert!(
+            p.ends_with("'none'") || *p == "style-src 'unsafe-inline'",
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn a_cancelled_trace_is_an_error_and_an_uncancelled_one_runs_to_its_end() {
+    use std::sync::atomic::AtomicBool;
+    let (sc, isa) = parse(&pto_blocks(8), "rows.toml");
+    let go = AtomicBool::new(false);
+    let t = xstore_viz::trace_cancellable(isa, &sc, DEFAULT_CAP, &go).unwrap();
+    assert_eq!(t, trace(isa, &sc, DEFAULT_CAP).unwrap());
+    let stop = AtomicBool::new(true);
+    let e = xstore_viz::trace_cancellable(isa, &sc, DEFAULT_CAP, &stop).unwrap_err();
+    assert_eq!(e.to_string(), "rows.toml: error: the run was cancelled");
+    assert_eq!(e.kind, xstore_core::DiagKind::Resource);
+}
+
+#[test]
 fn the_docs_state_the_bounds_the_code_has() {
     let doc = std::fs::read_to_string(root().join("docs/viz.md")).unwrap();
     for (name, value) in [
