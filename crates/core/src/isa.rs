@@ -242,6 +242,15 @@ pub trait Isa: Sync {
     fn lowering(&self) -> Option<&dyn Lowering> {
         None
     }
+    /// The ISA's program generator and coverage model (`xstore gen`,
+    /// `xstore cover`).
+    fn verify(&self) -> &dyn crate::verify::Verify;
+}
+
+impl std::fmt::Debug for dyn Isa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Isa({})", self.name())
+    }
 }
 
 /// Rewriting an ISA's pseudo instructions into executable ones with a table

@@ -73,6 +73,7 @@ pub mod isa;
 pub mod mem;
 pub mod num;
 pub mod prov;
+pub mod record;
 pub mod report;
 pub mod rules;
 pub mod scenario;
@@ -83,6 +84,7 @@ mod text;
 mod tomlval;
 mod trace;
 mod tx;
+pub mod verify;
 
 pub use diag::{DiagKind, Diagnostic, Location};
 pub use fault::{Fault, FaultKind};

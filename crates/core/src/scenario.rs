@@ -338,7 +338,7 @@ fn string_origin(text: &str, it: &Item) -> (u32, u32) {
     (line, col)
 }
 
-fn parse_memory(it: &Item) -> Result<Vec<RegionSpec>, Diagnostic> {
+pub(crate) fn parse_memory(it: &Item) -> Result<Vec<RegionSpec>, Diagnostic> {
     let mut out = Vec::new();
     for (i, t) in it.as_tables("memory")?.into_iter().enumerate() {
         let mut f = Fields::of(t, "[[memory]]")?;

@@ -95,6 +95,7 @@ mod scenario;
 pub mod symbols;
 pub mod tables;
 mod validate;
+mod verify;
 
 use std::collections::BTreeMap;
 use xstore_core::decode::{DecodeError, DecodeErrorKind};
@@ -181,6 +182,9 @@ pub(crate) fn decode_diagnostic(e: DecodeError) -> Diagnostic {
 struct Model;
 
 impl Isa for Model {
+    fn verify(&self) -> &dyn xstore_core::verify::Verify {
+        &verify::KIT
+    }
     fn info(&self) -> &'static IsaInfo {
         &INFO
     }

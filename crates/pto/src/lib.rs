@@ -83,6 +83,7 @@ mod state;
 pub mod tables;
 mod tile;
 mod validate;
+mod verify;
 
 pub use asm::assemble;
 pub use codec::{decode, decode_one};
@@ -158,6 +159,9 @@ static INFO: IsaInfo = IsaInfo {
 struct Model;
 
 impl Isa for Model {
+    fn verify(&self) -> &dyn xstore_core::verify::Verify {
+        &verify::KIT
+    }
     fn info(&self) -> &'static IsaInfo {
         &INFO
     }

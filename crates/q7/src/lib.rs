@@ -93,6 +93,7 @@ mod machine;
 mod scenario;
 pub mod tables;
 mod validate;
+mod verify;
 
 pub use asm::{assemble, parse as assemble_lines, Line};
 pub use codec::{decode, decode_one, EncodeError};
@@ -162,6 +163,9 @@ static INFO: IsaInfo = IsaInfo {
 struct Model;
 
 impl Isa for Model {
+    fn verify(&self) -> &dyn xstore_core::verify::Verify {
+        &verify::KIT
+    }
     fn info(&self) -> &'static IsaInfo {
         &INFO
     }

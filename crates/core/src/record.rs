@@ -1,0 +1,214 @@
+//! A run unit by unit, as records: what each unit of the program is, how far
+//! it got, what it wrote and which registers it changed, and the fault that
+//! stopped it. [`Recorder`] is the sink that builds them from the stepping
+//! layer's events ([`crate::step::run_steps`]); the run report, the trace
+//! file of `xstore run --trace` and the comparison against another
+//! implementation's trace all read these records.
+
+use crate::report::{Exec, FaultReport, RegReport, WriteRecord};
+use crate::scenario::Outcome;
+use crate::stream::{StepEvent, WriteSink};
+use serde::Serialize;
+
+/// How far a unit got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitStatus {
+    /// It completed (a PTO block with PE mask 0000 completes with no
+    /// effect); JSON `done`.
+    Done,
+    /// It faulted and changed nothing; the run stopped there. JSON `fault`.
+    Fault,
+    /// It waits on state that never becomes ready and had no effect; the run
+    /// stopped there. JSON `pending`.
+    Pending,
+    /// The run stopped before it; JSON `not_run`.
+    NotRun,
+}
+
+impl UnitStatus {
+    /// The name JSON gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitStatus::Done => "done",
+            UnitStatus::Fault => "fault",
+            UnitStatus::Pending => "pending",
+            UnitStatus::NotRun => "not_run",
+        }
+    }
+}
+
+/// One unit of the program and its effects.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitRecord {
+    /// Its place in the program, from 0 (a PTO block's index among blocks).
+    pub index: usize,
+    /// Its canonical text (a PTO block: its command words, `; ` between).
+    pub text: String,
+    /// Its bytes in memory order, as hex (empty where the encoding is not
+    /// public).
+    pub hex: String,
+    /// How far it got.
+    pub status: UnitStatus,
+    /// Its committed writes, in commit order (the bytes now in memory).
+    pub writes: Vec<WriteRecord>,
+    /// The registers it changed, with their values after it.
+    pub regs: Vec<RegReport>,
+    /// The fault that stopped the run at it.
+    pub fault: Option<FaultReport>,
+}
+
+/// Bytes held in a register at the end of the run and never written (a Q7
+/// valign register's pending bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingRange {
+    /// The register holding them, e.g. `u0`.
+    pub holder: String,
+    /// Address of the first byte.
+    pub addr: u64,
+    /// Number of bytes.
+    pub len: u64,
+}
+
+/// What a [`Recorder`] keeps: all of it by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Units kept (text, bytes, writes, registers); later units are counted.
+    pub units: usize,
+    /// Bytes of writes kept over all units (a write that crosses the bound
+    /// keeps its first bytes); later bytes are counted.
+    pub bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            units: usize::MAX,
+            bytes: u64::MAX,
+        }
+    }
+}
+
+/// The sink that turns a run's events into [`UnitRecord`]s.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    limits: Limits,
+    /// The program's units, in order (at most `limits.units`).
+    pub units: Vec<UnitRecord>,
+    /// Units past the limit, not kept.
+    pub units_omitted: usize,
+    /// Bytes held in registers at the end and never written.
+    pub pending: Vec<PendingRange>,
+    /// Writes committed (kept or not).
+    pub writes: u64,
+    /// Bytes written (kept or not).
+    pub bytes: u64,
+    /// Bytes written and not kept.
+    pub bytes_omitted: u64,
+    current: Option<usize>,
+    last_begun: Option<usize>,
+    kept: u64,
+}
+
+impl Recorder {
+    /// A recorder that keeps everything.
+    pub fn new() -> Recorder {
+        Recorder::default()
+    }
+    /// A recorder bounded by `limits`.
+    pub fn with_limits(limits: Limits) -> Recorder {
+        Recorder {
+            limits,
+            ..Recorder::default()
+        }
+    }
+    /// The index of the last unit the run reached.
+    pub fn last_begun(&self) -> Option<usize> {
+        self.last_begun
+    }
+    /// Mark the unit the run stopped at, with its fault, from the run's
+    /// report: a faulting unit gets status `fault` and the fault, a
+    /// pending one status `pending`.
+    pub fn finish(&mut self, exec: &Exec) {
+        let stopped = match exec.outcome {
+            Outcome::Ok => None,
+            Outcome::Fault => exec
+                .fault
+                .as_ref()
+                .and_then(|f| f.instruction)
+                .or(self.last_begun),
+            Outcome::Pending => self.last_begun,
+        };
+        if let Some(u) = stopped.and_then(|i| self.units.get_mut(i)) {
+            u.status = match exec.outcome {
+                Outcome::Pending => UnitStatus::Pending,
+                _ => UnitStatus::Fault,
+            };
+            u.fault = exec.fault.clone();
+        }
+    }
+    /// The units the run reached (done, faulted or pending), in order.
+    pub fn reached(&self) -> impl Iterator<Item = &UnitRecord> {
+        self.units.iter().filter(|u| u.status != UnitStatus::NotRun)
+    }
+}
+
+impl WriteSink for Recorder {
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        self.writes += 1;
+        self.bytes += bytes.len() as u64;
+        let room = self.limits.bytes - self.kept;
+        match self.current.and_then(|i| self.units.get_mut(i)) {
+            Some(u) if room > 0 => {
+                let n = (bytes.len() as u64).min(room) as usize;
+                u.writes.push(WriteRecord {
+                    addr,
+                    hex: crate::hex::encode(&bytes[..n]),
+                });
+                self.kept += n as u64;
+                self.bytes_omitted += (bytes.len() - n) as u64;
+            }
+            _ => self.bytes_omitted += bytes.len() as u64,
+        }
+    }
+    fn step(&mut self, event: &StepEvent<'_>) {
+        match *event {
+            StepEvent::Instruction { index, text, bytes } => {
+                if self.units.len() < self.limits.units && index == self.units.len() {
+                    self.units.push(UnitRecord {
+                        index,
+                        text: text.to_string(),
+                        hex: crate::hex::encode(bytes),
+                        status: UnitStatus::NotRun,
+                        writes: Vec::new(),
+                        regs: Vec::new(),
+                        fault: None,
+                    });
+                } else {
+                    self.units_omitted += 1;
+                }
+            }
+            StepEvent::Begin { index } => {
+                self.current = Some(index);
+                self.last_begun = Some(index);
+                if let Some(u) = self.units.get_mut(index) {
+                    u.status = UnitStatus::Done;
+                }
+            }
+            StepEvent::Retire { index, changed } => {
+                if let Some(u) = self.units.get_mut(index) {
+                    u.regs = changed.to_vec();
+                }
+                self.current = None;
+            }
+            StepEvent::Pending { holder, addr, len } => self.pending.push(PendingRange {
+                holder: holder.to_string(),
+                addr,
+                len,
+            }),
+        }
+    }
+    fn follows_units(&self) -> bool {
+        true
+    }
+}
