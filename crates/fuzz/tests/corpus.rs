@@ -79,6 +79,25 @@ fn seeds() -> Vec<(String, String, Vec<u8>)> {
             ));
         }
     }
+    // Whole programs: each ISA's golden vectors one after the other, so the
+    // decoders start from streams of every form rather than one unit.
+    for isa in isas() {
+        let all: Vec<u8> = golden(isa.name())
+            .into_iter()
+            .flat_map(|(b, _)| b)
+            .collect();
+        if !all.is_empty() {
+            out.push((
+                format!("{}_decode", isa.name()),
+                "seed-golden-all".into(),
+                all,
+            ));
+        }
+    }
+    // Q7: the public bundle with every value of each operand field (imm4,
+    // the AR base, the vec source), as one stream.
+    let variants: Vec<u8> = q7_variants().into_iter().flatten().collect();
+    out.push(("q7_decode".into(), "seed-bundle-fields".into(), variants));
     // Q7's only bundle with a public encoding, and a bundle it does not know.
     for (i, h) in ["1f03049c945e9c02", "8f03049c945e9c02", "0f03049c945e9c03"]
         .iter()
@@ -100,6 +119,56 @@ fn seeds() -> Vec<(String, String, Vec<u8>)> {
         }
     }
     out
+}
+
+/// The public Q7 bundle (`IVP_SV2NX8_IP`) with each operand field set to
+/// each of its values in turn, the others zero.
+fn q7_variants() -> Vec<[u8; 8]> {
+    use xstore_q7::tables::encoding::{FieldRole, SV2NX8_IP_FIELDS, SV2NX8_IP_TEMPLATE};
+    let t = u64::from_le_bytes(SV2NX8_IP_TEMPLATE);
+    let mut out = Vec::new();
+    for f in SV2NX8_IP_FIELDS
+        .iter()
+        .filter(|f| f.role != FieldRole::Fixed)
+    {
+        for v in 0..1u64 << f.bits.width() {
+            out.push(f.bits.set(t, v).to_le_bytes());
+        }
+    }
+    out
+}
+
+/// A libFuzzer dictionary entry of raw bytes.
+fn bytes_entry(b: &[u8]) -> String {
+    let esc: String = b.iter().map(|x| format!("\\x{x:02x}")).collect();
+    format!("\"{esc}\"\n")
+}
+
+/// The decoders' dictionaries: each ISA's opcode templates as bytes in
+/// memory order (Neuron: the opcode bytes with the default header; PTO: each
+/// command format's fixed bits; Q7: the public bundle's template and every
+/// selector word of the roster).
+fn decode_dictionaries() -> Vec<(String, String)> {
+    let mut neuron = BTreeSet::new();
+    for op in xstore_neuron::tables::OPCODES {
+        neuron.insert(vec![op.code, xstore_neuron::tables::WORD_LEN]);
+    }
+    let mut pto = BTreeSet::new();
+    for f in xstore_pto::tables::FORMATS {
+        pto.insert(f.matches().to_le_bytes()[..(f.width / 8) as usize].to_vec());
+    }
+    let mut q7 = BTreeSet::new();
+    q7.insert(xstore_q7::tables::encoding::SV2NX8_IP_TEMPLATE.to_vec());
+    for sel in xstore_q7::tables::roster::SELECTORS {
+        q7.insert(sel.word0.to_le_bytes().to_vec());
+    }
+    [("neuron", neuron), ("pto", pto), ("q7", q7)]
+        .into_iter()
+        .map(|(isa, set)| {
+            let text: String = set.iter().map(|b| bytes_entry(b)).collect();
+            (format!("{isa}_decode.dict"), text)
+        })
+        .collect()
 }
 
 /// Dictionary entries: the words of the example programs and the scenario keys.
@@ -139,6 +208,7 @@ fn dictionaries() -> Vec<(String, String)> {
         .map(|w| format!("\"{}\"\n", w.replace('\\', "\\\\").replace('"', "\\\"")))
         .collect();
     out.push(("scenario.dict".into(), dict));
+    out.extend(decode_dictionaries());
     out
 }
 
