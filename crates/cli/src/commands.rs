@@ -37,13 +37,21 @@ pub fn dispatch(cli: Cli) -> u8 {
             dump,
             mem_cap,
             report,
+            trace,
         }) => run(
             &scenario,
             &dump,
             mem_cap.as_deref(),
-            report.as_deref(),
+            (report.as_deref(), trace.as_deref()),
             json,
         ),
+        Cmd::Other(Other::Gen(args)) => crate::verify::gen(&args, json),
+        Cmd::Other(Other::Cover { paths, html }) => {
+            crate::verify::cover(&paths, html.as_deref(), json)
+        }
+        Cmd::Other(Other::Compare { scenario, trace }) => {
+            crate::verify::compare(&scenario, &trace, json)
+        }
         Cmd::Other(Other::Lint { scenario }) => lint(&scenario, json),
         Cmd::Other(Other::Demo { isa }) => demo(isa.as_deref(), json),
         Cmd::Other(Other::Bench { what, quick }) => bench(&what, quick, json),
@@ -153,7 +161,7 @@ impl LineWriter {
     }
 }
 
-fn read_text(file: Option<&str>) -> Result<(String, String), Diagnostic> {
+pub(crate) fn read_text(file: Option<&str>) -> Result<(String, String), Diagnostic> {
     match file {
         Some(f) if f != "-" => std::fs::read_to_string(f)
             .map(|t| (t, f.to_string()))
@@ -427,7 +435,7 @@ pub fn load_scenario_text(
     xstore_core::isa::load_scenario(xstore_isas::all(), text, file)
 }
 
-fn load_scenario(file: &str) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
+pub(crate) fn load_scenario(file: &str) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
     let (text, _) = read_text(Some(file))?;
     load_scenario_text(&text, file)
 }
@@ -604,7 +612,7 @@ fn run(
     file: &str,
     dumps: &[String],
     cap: Option<&str>,
-    report: Option<&str>,
+    (report, trace): (Option<&str>, Option<&str>),
     json: bool,
 ) -> Result<u8, Diagnostic> {
     let dumps: Vec<(u64, u64)> = dumps
@@ -624,6 +632,9 @@ fn run(
     drop(map);
     if let Some(path) = report {
         write_report(isa, &sc, cap, path)?;
+    }
+    if let Some(path) = trace {
+        crate::verify::write_trace_file(isa, &sc, cap, path)?;
     }
     let mut spool = Spool::new(SPOOL_BUDGET);
     let first = run_scenario_with(isa, &sc, cap, &mut spool)?;

@@ -9,6 +9,7 @@
 mod commands;
 mod out;
 mod scaling;
+mod verify;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
@@ -49,6 +50,30 @@ pub(crate) enum Other {
         /// instruction's writes and registers, and a map of the memory touched
         #[arg(long, value_name = "PATH")]
         report: Option<String>,
+        /// Also write the run's trace here: JSON Lines, one record per unit
+        /// reached (docs/verify.md, "The trace format")
+        #[arg(long, value_name = "PATH")]
+        trace: Option<String>,
+    },
+    /// Constrained-random programs, each a self-checking scenario whose
+    /// [expect] is the model's result
+    Gen(GenArgs),
+    /// Functional coverage of scenarios: hit counts and holes
+    Cover {
+        /// Scenario files, folders of them, or `xstore gen` JSON Lines files
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Also write the report as one self-contained HTML page here
+        #[arg(long, value_name = "PATH")]
+        html: Option<String>,
+    },
+    /// Compare another implementation's trace with the model's run, to the
+    /// first divergence
+    Compare {
+        /// The scenario (TOML)
+        scenario: String,
+        /// The other implementation's trace (JSON Lines, docs/verify.md)
+        trace: String,
     },
     /// Report the hazards the specifications warn about in a scenario
     Lint {
@@ -70,6 +95,48 @@ pub(crate) enum Other {
         #[arg(long)]
         quick: bool,
     },
+}
+
+/// The arguments of `gen`.
+#[derive(Args)]
+pub(crate) struct GenArgs {
+    /// The ISA (neuron, pto or q7)
+    pub(crate) isa: String,
+    /// The campaign's seed
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Programs in the campaign
+    #[arg(long, default_value_t = 1)]
+    pub(crate) count: u64,
+    /// Write one TOML file per program here (named ISA-SEED-INDEX.toml);
+    /// without it, one JSON object per program per line on stdout
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<String>,
+    /// Only the programs of shard K of N (index % N == K - 1), as the
+    /// unsharded campaign writes them
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<String>,
+    /// The configuration (TOML; see --print-config)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<String>,
+    /// Print the ISA's default configuration, commented, and stop
+    #[arg(long)]
+    pub(crate) print_config: bool,
+    /// Steer each program toward a coverage hole; keep only the programs
+    /// that hit a new bin; stop when every reachable bin is hit
+    #[arg(long, conflicts_with_all = ["shard", "count"])]
+    pub(crate) until_covered: bool,
+    /// With --until-covered: programs tried at most
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "until_covered",
+        default_value_t = 10_000
+    )]
+    pub(crate) max: u64,
+    /// Threads (default: the machine's); the output is the same at any count
+    #[arg(long, value_name = "N")]
+    pub(crate) jobs: Option<usize>,
 }
 
 /// The commands every ISA has.

@@ -89,9 +89,12 @@ impl Default for Limits {
     }
 }
 
-/// The sink that turns a run's events into [`UnitRecord`]s.
-#[derive(Debug, Default)]
-pub struct Recorder {
+/// The sink that turns a run's events into [`UnitRecord`]s. A streaming
+/// recorder ([`Recorder::streaming`]) hands each unit's record on as soon as
+/// it is complete (when the next unit begins, or at [`Recorder::finish`] for
+/// the last unit reached) and then drops its writes, so that a long run's
+/// trace costs one unit's writes at a time.
+pub struct Recorder<'a> {
     limits: Limits,
     /// The program's units, in order (at most `limits.units`).
     pub units: Vec<UnitRecord>,
@@ -108,18 +111,59 @@ pub struct Recorder {
     current: Option<usize>,
     last_begun: Option<usize>,
     kept: u64,
+    emit: Option<&'a mut dyn FnMut(&UnitRecord)>,
 }
 
-impl Recorder {
+impl std::fmt::Debug for Recorder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("units", &self.units.len())
+            .field("writes", &self.writes)
+            .field("bytes", &self.bytes)
+            .field("streaming", &self.emit.is_some())
+            .finish()
+    }
+}
+
+impl Default for Recorder<'_> {
+    fn default() -> Self {
+        Recorder::with_limits(Limits::default())
+    }
+}
+
+impl<'a> Recorder<'a> {
     /// A recorder that keeps everything.
-    pub fn new() -> Recorder {
+    pub fn new() -> Recorder<'a> {
         Recorder::default()
     }
     /// A recorder bounded by `limits`.
-    pub fn with_limits(limits: Limits) -> Recorder {
+    pub fn with_limits(limits: Limits) -> Recorder<'a> {
         Recorder {
             limits,
-            ..Recorder::default()
+            units: Vec::new(),
+            units_omitted: 0,
+            pending: Vec::new(),
+            writes: 0,
+            bytes: 0,
+            bytes_omitted: 0,
+            current: None,
+            last_begun: None,
+            kept: 0,
+            emit: None,
+        }
+    }
+    /// A recorder that hands each reached unit's complete record to `emit`,
+    /// in program order, and keeps no unit's writes after that.
+    pub fn streaming(emit: &'a mut dyn FnMut(&UnitRecord)) -> Recorder<'a> {
+        Recorder {
+            emit: Some(emit),
+            ..Recorder::new()
+        }
+    }
+    fn flush(&mut self, index: usize) {
+        if let (Some(emit), Some(u)) = (self.emit.as_mut(), self.units.get_mut(index)) {
+            emit(u);
+            u.writes = Vec::new();
         }
     }
     /// The index of the last unit the run reached.
@@ -128,7 +172,8 @@ impl Recorder {
     }
     /// Mark the unit the run stopped at, with its fault, from the run's
     /// report: a faulting unit gets status `fault` and the fault, a
-    /// pending one status `pending`.
+    /// pending one status `pending`. A streaming recorder then hands on the
+    /// last unit reached.
     pub fn finish(&mut self, exec: &Exec) {
         let stopped = match exec.outcome {
             Outcome::Ok => None,
@@ -146,6 +191,9 @@ impl Recorder {
             };
             u.fault = exec.fault.clone();
         }
+        if let Some(last) = self.last_begun {
+            self.flush(last);
+        }
     }
     /// The units the run reached (done, faulted or pending), in order.
     pub fn reached(&self) -> impl Iterator<Item = &UnitRecord> {
@@ -153,7 +201,7 @@ impl Recorder {
     }
 }
 
-impl WriteSink for Recorder {
+impl WriteSink for Recorder<'_> {
     fn write(&mut self, addr: u64, bytes: &[u8]) {
         self.writes += 1;
         self.bytes += bytes.len() as u64;
@@ -189,6 +237,9 @@ impl WriteSink for Recorder {
                 }
             }
             StepEvent::Begin { index } => {
+                if let Some(prev) = self.last_begun.filter(|&p| p != index) {
+                    self.flush(prev);
+                }
                 self.current = Some(index);
                 self.last_begun = Some(index);
                 if let Some(u) = self.units.get_mut(index) {

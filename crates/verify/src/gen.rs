@@ -161,3 +161,106 @@ pub fn plan<'a>(cfg: &Config, rng: &mut Rng, focus: Option<&'a Bin>) -> Plan<'a>
         focus,
     }
 }
+
+/// Programs generated per task of [`Campaign::each`].
+const CHUNK: usize = 32;
+
+impl Campaign {
+    /// Programs `indices`, generated on `jobs` threads and handed to `emit`
+    /// in the order of `indices` (so the output is the same at any thread
+    /// count). The first error (of generation or of `emit`) stops the
+    /// campaign and is returned.
+    pub fn each(
+        &self,
+        indices: &[u64],
+        jobs: usize,
+        emit: &mut dyn FnMut(GenScenario) -> Result<(), Diagnostic>,
+    ) -> Result<(), Diagnostic> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let chunks: Vec<&[u64]> = indices.chunks(CHUNK).collect();
+        let jobs = jobs.clamp(1, chunks.len().max(1));
+        if jobs == 1 {
+            for &i in indices {
+                emit(self.program(i)?)?;
+            }
+            return Ok(());
+        }
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        type Batch = Result<Vec<GenScenario>, Diagnostic>;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Batch)>(2 * jobs);
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                let tx = tx.clone();
+                let (next, stop, chunks) = (&next, &stop, &chunks);
+                s.spawn(move || loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= chunks.len() || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let batch = chunks[k].iter().map(|&i| self.program(i)).collect();
+                    if tx.send((k, batch)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(tx);
+            let mut held: std::collections::BTreeMap<usize, Batch> = Default::default();
+            let mut want = 0usize;
+            let mut result = Ok(());
+            for (k, batch) in rx.iter() {
+                held.insert(k, batch);
+                while let Some(b) = held.remove(&want) {
+                    want += 1;
+                    if result.is_ok() {
+                        result = b.and_then(|v| v.into_iter().try_for_each(&mut *emit));
+                        if result.is_err() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+            result
+        })
+    }
+
+    /// Generate toward the coverage holes: candidate `i` (from 0, at most
+    /// `max`) is steered toward a hole of the coverage so far, drawn from
+    /// its own stream; a candidate that hits a bin nothing before hit is
+    /// kept and handed to `emit`, the others are dropped. Stops when every
+    /// reachable bin is hit. Returns the coverage of the kept programs and
+    /// the number of candidates tried.
+    pub fn until_covered(
+        &self,
+        max: u64,
+        emit: &mut dyn FnMut(GenScenario) -> Result<(), Diagnostic>,
+    ) -> Result<(xstore_core::verify::Coverage, u64), Diagnostic> {
+        use xstore_core::verify::{Coverage, Hits};
+        const STEER: u64 = 0x5354_4545_5221_2121;
+        let v = self.isa.verify();
+        let model = v.cover_model();
+        let mut cov = Coverage::new(self.isa.name(), model);
+        let mut tried = 0;
+        for i in 0..max {
+            let holes = cov.holes(model);
+            if holes.is_empty() {
+                break;
+            }
+            tried += 1;
+            let focus = *Rng::for_program(self.seed ^ STEER, i).pick(&holes);
+            let g = self.program_with(i, Some(focus))?;
+            let mut hits = Hits::new(model);
+            crate::cover::hits_of(self.isa, &g.scenario, &g.name, &mut hits)?;
+            let new = hits
+                .counts()
+                .iter()
+                .zip(&cov.counts)
+                .any(|(&h, &c)| h > 0 && c == 0);
+            if new {
+                cov.add(&hits);
+                emit(g)?;
+            }
+        }
+        Ok((cov, tried))
+    }
+}

@@ -260,3 +260,35 @@ pub fn write_record(addr: u64, bytes: &[u8]) -> WriteRecord {
         hex: hex::encode(bytes),
     }
 }
+
+/// Run `sc` (memory capped at `cap` bytes) and write its trace to `out`, one
+/// line per unit the run reaches, each as soon as it is complete. Returns
+/// the run's report and the number of records written.
+pub fn write_trace(
+    isa: &dyn xstore_core::isa::Isa,
+    sc: &xstore_core::scenario::Scenario,
+    cap: u64,
+    out: &mut dyn std::io::Write,
+) -> Result<(xstore_core::report::Exec, usize), Diagnostic> {
+    let mut failed: Option<std::io::Error> = None;
+    let mut n = 0usize;
+    let mut emit = |u: &UnitRecord| {
+        if failed.is_none() {
+            match writeln!(out, "{}", record_json(u)) {
+                Ok(()) => n += 1,
+                Err(e) => failed = Some(e),
+            }
+        }
+    };
+    let mut rec = xstore_core::record::Recorder::streaming(&mut emit);
+    let run = xstore_core::isa::run_scenario_with(isa, sc, cap, &mut rec)?;
+    rec.finish(&run.exec);
+    drop(rec);
+    match failed {
+        Some(e) => Err(Diagnostic::new(
+            xstore_core::DiagKind::Io,
+            format!("cannot write the trace: {e}"),
+        )),
+        None => Ok((run.exec, n)),
+    }
+}

@@ -2,7 +2,7 @@
 //! as inline SVG, no scripts, nothing loaded from outside).
 
 use crate::map::{memory_map_svg, shorten};
-use crate::trace::{StepStatus, Trace};
+use crate::trace::{Trace, UnitStatus};
 use crate::wave::xml_escape;
 use xstore_core::report::{RegReport, RegValue};
 
@@ -29,6 +29,18 @@ tr.fault td{background:#fde0e0}tr.pending td{background:#fff6d6}tr.not_run td{co
 .outcome-ok{color:#1a7f37}.outcome-fault{color:#b42318}.outcome-pending{color:#9a6700}\
 .note{color:#555}.hex .note{word-break:normal;font-family:sans-serif}";
 
+/// A page's head up to the opened body: the charset, the content security
+/// policy ([`REPORT_POLICY`]), the title (escaped) and the style sheet.
+/// `css` is added to the sheet.
+pub(crate) fn page_head(title: &str, css: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{REPORT_POLICY}\">\
+         <title>{}</title><style>{CSS}{css}</style></head><body>\n",
+        xml_escape(title)
+    )
+}
+
 fn reg_value(r: &RegReport) -> String {
     match &r.value {
         RegValue::Int(v) => format!("{v:#x}"),
@@ -36,21 +48,12 @@ fn reg_value(r: &RegReport) -> String {
     }
 }
 
-fn status_text(s: StepStatus) -> &'static str {
+fn status_text(s: UnitStatus) -> &'static str {
     match s {
-        StepStatus::Done => "done",
-        StepStatus::Fault => "fault",
-        StepStatus::Pending => "pending",
-        StepStatus::NotRun => "not run",
-    }
-}
-
-fn status_class(s: StepStatus) -> &'static str {
-    match s {
-        StepStatus::Done => "done",
-        StepStatus::Fault => "fault",
-        StepStatus::Pending => "pending",
-        StepStatus::NotRun => "not_run",
+        UnitStatus::Done => "done",
+        UnitStatus::Fault => "fault",
+        UnitStatus::Pending => "pending",
+        UnitStatus::NotRun => "not run",
     }
 }
 
@@ -62,15 +65,7 @@ fn status_class(s: StepStatus) -> &'static str {
 /// head after the charset) forbids scripts and every load.
 pub fn report_html(t: &Trace) -> String {
     let e = |s: &str| xml_escape(s);
-    let mut h = String::new();
-    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    h.push_str(&format!(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"{REPORT_POLICY}\">"
-    ));
-    h.push_str(&format!(
-        "<title>xstore run {}</title><style>{CSS}</style></head><body>\n",
-        e(&t.file)
-    ));
+    let mut h = page_head(&format!("xstore run {}", t.file), "");
     h.push_str(&format!(
         "<h1>xstore run <code>{}</code></h1>\n<p>isa <b>{}</b>; outcome \
          <b class=\"outcome-{o}\">{o}</b>; {} of {} instructions completed; {} writes, {} bytes \
@@ -184,7 +179,7 @@ fn program_table(t: &Trace, h: &mut String) {
         h.push_str(&format!(
             "<tr class=\"{}\" id=\"inst-{}\"><td>{swatch}{}</td><td><code>{}</code></td>\
              <td class=\"hex\">{}</td><td>{}</td><td>{writes}</td><td>{}</td></tr>\n",
-            status_class(s.status),
+            UnitStatus::as_str(s.status),
             s.index,
             s.index,
             e(&s.text),

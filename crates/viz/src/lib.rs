@@ -46,12 +46,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod cover;
 pub mod html;
 pub mod map;
 pub mod trace;
 pub mod wave;
 
+pub use cover::coverage_html;
 pub use html::report_html;
 pub use map::memory_map_svg;
-pub use trace::{trace, trace_cancellable, PendingRange, StepStatus, StepTrace, Trace};
+pub use trace::{trace, trace_cancellable, PendingRange, Trace, UnitRecord, UnitStatus};
 pub use wave::{diagram, reg_svg, svg, wavejson, Diagram};

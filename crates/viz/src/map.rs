@@ -9,7 +9,7 @@
 //! with `data-addr` (its first byte's address, hex); the legend is the `g`
 //! with `id="legend"`.
 
-use crate::trace::{StepStatus, Trace};
+use crate::trace::{Trace, UnitStatus};
 use crate::wave::{xml_escape, SVG_NS};
 use std::collections::BTreeMap;
 use xstore_core::scenario::Outcome;
@@ -257,7 +257,7 @@ impl Legend<'_> {
     /// One entry per instruction that wrote a byte drawn (at most
     /// [`MAX_LEGEND`], then a count of the rest).
     fn writers(&mut self, t: &Trace, upto: usize) {
-        let writers: Vec<&crate::trace::StepTrace> = t
+        let writers: Vec<&crate::trace::UnitRecord> = t
             .steps
             .iter()
             .filter(|s| s.index <= upto && !s.writes.is_empty())
@@ -293,7 +293,7 @@ impl Legend<'_> {
         if let Some(f) = t.fault.as_ref().filter(|f| f.address.is_some()) {
             if t.steps
                 .iter()
-                .any(|s| s.status == StepStatus::Fault && s.index <= upto)
+                .any(|s| s.status == UnitStatus::Fault && s.index <= upto)
             {
                 let text = format!(
                     "fault: {} at {:#x} (nothing of the faulting instruction is written)",

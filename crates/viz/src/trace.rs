@@ -14,6 +14,7 @@
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use xstore_core::isa::{run_scenario_with, Isa};
+use xstore_core::record::{Limits, Recorder};
 use xstore_core::report::{FaultReport, RegReport, WriteRecord};
 use xstore_core::scenario::{Outcome, Scenario};
 use xstore_core::stream::{StepEvent, WriteSink};
@@ -25,51 +26,7 @@ pub const MAX_STEPS: usize = 10_000;
 /// Bytes of writes a trace keeps over all its instructions.
 pub const MAX_KEPT_BYTES: u64 = 1 << 20;
 
-/// How far an instruction got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepStatus {
-    /// It completed (a PTO block with PE mask 0000 completes with no
-    /// effect); JSON `done`.
-    Done,
-    /// It faulted and changed nothing; the run stopped there. JSON `fault`.
-    Fault,
-    /// It waits on state that never becomes ready and had no effect; the run
-    /// stopped there. JSON `pending`.
-    Pending,
-    /// The run stopped before it; JSON `not_run`.
-    NotRun,
-}
-
-/// One instruction of the program and its effects.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StepTrace {
-    /// Its place in the program, from 0 (a PTO block's index among blocks).
-    pub index: usize,
-    /// Its canonical text (a PTO block: its command words, `; ` between).
-    pub text: String,
-    /// Its bytes in memory order, as hex (empty where the encoding is not
-    /// public).
-    pub hex: String,
-    /// How far it got.
-    pub status: StepStatus,
-    /// Its committed writes, in commit order (the bytes now in memory).
-    pub writes: Vec<WriteRecord>,
-    /// The registers it changed, with their values after it.
-    pub regs: Vec<RegReport>,
-}
-
-/// Bytes held in a register at the end of the run and never written (a Q7
-/// valign register's pending bytes).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PendingRange {
-    /// The register holding them, e.g. `u0`.
-    pub holder: String,
-    /// Address of the first byte.
-    pub addr: u64,
-    /// Number of bytes.
-    pub len: u64,
-}
+pub use xstore_core::record::{PendingRange, UnitRecord, UnitStatus};
 
 /// A scenario's run, instruction by instruction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,7 +45,7 @@ pub struct Trace {
     pub executed: usize,
     /// The program's instructions, in order, with their effects (at most
     /// [`MAX_STEPS`]).
-    pub steps: Vec<StepTrace>,
+    pub steps: Vec<UnitRecord>,
     /// Instructions of the program past [`MAX_STEPS`], not kept.
     pub steps_omitted: usize,
     /// Bytes held in registers at the end and never written.
@@ -121,79 +78,22 @@ impl Trace {
     }
 }
 
-/// The sink [`trace`] runs the scenario into.
-#[derive(Default)]
+/// The sink [`trace`] runs the scenario into: the unit recorder, bounded,
+/// and the flag that cancels the run.
 struct Collector<'a> {
-    /// Set from elsewhere to stop the run before its next instruction.
+    rec: Recorder<'static>,
     cancel: Option<&'a AtomicBool>,
-    steps: Vec<StepTrace>,
-    steps_omitted: usize,
-    current: Option<usize>,
-    begun: Vec<usize>,
-    pending: Vec<PendingRange>,
-    writes: u64,
-    bytes: u64,
-    kept: u64,
-    omitted: u64,
 }
 
 impl WriteSink for Collector<'_> {
     fn write(&mut self, addr: u64, bytes: &[u8]) {
-        self.writes += 1;
-        self.bytes += bytes.len() as u64;
-        let room = MAX_KEPT_BYTES - self.kept;
-        let step = self.current.and_then(|i| self.steps.get_mut(i));
-        match step {
-            Some(s) if room > 0 => {
-                let n = (bytes.len() as u64).min(room) as usize;
-                s.writes.push(WriteRecord {
-                    addr,
-                    hex: xstore_core::hex::encode(&bytes[..n]),
-                });
-                self.kept += n as u64;
-                self.omitted += (bytes.len() - n) as u64;
-            }
-            _ => self.omitted += bytes.len() as u64,
-        }
+        self.rec.write(addr, bytes)
     }
-    fn fault(&mut self, _fault: &Fault) {}
+    fn fault(&mut self, fault: &Fault) {
+        self.rec.fault(fault)
+    }
     fn step(&mut self, event: &StepEvent<'_>) {
-        match *event {
-            StepEvent::Instruction { index, text, bytes } => {
-                if self.steps.len() < MAX_STEPS && index == self.steps.len() {
-                    self.steps.push(StepTrace {
-                        index,
-                        text: text.to_string(),
-                        hex: xstore_core::hex::encode(bytes),
-                        status: StepStatus::NotRun,
-                        writes: Vec::new(),
-                        regs: Vec::new(),
-                    });
-                } else {
-                    self.steps_omitted += 1;
-                }
-            }
-            StepEvent::Begin { index } => {
-                self.current = Some(index);
-                if let Some(s) = self.steps.get_mut(index) {
-                    s.status = StepStatus::Done;
-                }
-                if self.begun.last() != Some(&index) {
-                    self.begun.push(index);
-                }
-            }
-            StepEvent::Retire { index, changed } => {
-                if let Some(s) = self.steps.get_mut(index) {
-                    s.regs = changed.to_vec();
-                }
-                self.current = None;
-            }
-            StepEvent::Pending { holder, addr, len } => self.pending.push(PendingRange {
-                holder: holder.to_string(),
-                addr,
-                len,
-            }),
-        }
+        self.rec.step(event)
     }
     fn follows_units(&self) -> bool {
         true
@@ -231,30 +131,19 @@ fn trace_inner(
     cancel: Option<&AtomicBool>,
 ) -> Result<Trace, Diagnostic> {
     let mut c = Collector {
+        rec: Recorder::with_limits(Limits {
+            units: MAX_STEPS,
+            bytes: MAX_KEPT_BYTES,
+        }),
         cancel,
-        ..Collector::default()
     };
     let run = run_scenario_with(isa, sc, cap, &mut c)?;
     if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
         return Err(Diagnostic::new(DiagKind::Resource, "the run was cancelled").in_file(&sc.file));
     }
     let exec = run.exec;
-    // The instruction the run stopped at, when it stopped early.
-    let stopped = match exec.outcome {
-        Outcome::Ok => None,
-        Outcome::Fault => exec
-            .fault
-            .as_ref()
-            .and_then(|f| f.instruction)
-            .or(c.begun.last().copied()),
-        Outcome::Pending => c.begun.last().copied(),
-    };
-    if let Some(s) = stopped.and_then(|i| c.steps.get_mut(i)) {
-        s.status = match exec.outcome {
-            Outcome::Pending => StepStatus::Pending,
-            _ => StepStatus::Fault,
-        };
-    }
+    let mut c = c.rec;
+    c.finish(&exec);
     Ok(Trace {
         isa: isa.name().to_string(),
         file: sc.file.clone(),
@@ -262,13 +151,13 @@ fn trace_inner(
         fault: exec.fault,
         warnings: exec.warnings,
         executed: exec.executed,
-        steps: c.steps,
-        steps_omitted: c.steps_omitted,
+        steps: c.units,
+        steps_omitted: c.units_omitted,
         pending: c.pending,
         regs: exec.regs.into_iter().filter(|r| r.changed).collect(),
         writes: c.writes,
         bytes_written: c.bytes,
-        bytes_omitted: c.omitted,
+        bytes_omitted: c.bytes_omitted,
         expect_failures: run.expect_failures,
         has_expect: run.has_expect,
     })

@@ -8,7 +8,7 @@ use xstore_core::mem::DEFAULT_CAP;
 use xstore_core::scenario::{Outcome, Scenario};
 use xstore_viz::map::MAX_ROWS;
 use xstore_viz::trace::{MAX_KEPT_BYTES, MAX_STEPS};
-use xstore_viz::{memory_map_svg, report_html, trace, StepStatus, Trace};
+use xstore_viz::{memory_map_svg, report_html, trace, Trace, UnitStatus};
 
 fn isas() -> [&'static dyn Isa; 3] {
     [xstore_neuron::isa(), xstore_pto::isa(), xstore_q7::isa()]
@@ -113,13 +113,13 @@ fn every_example_renders_a_report_whose_writes_are_the_runs() {
         let done = t
             .steps
             .iter()
-            .filter(|s| s.status == StepStatus::Done)
+            .filter(|s| s.status == UnitStatus::Done)
             .count();
         assert_eq!(done, t.executed, "{rel}");
         let stopped = t
             .steps
             .iter()
-            .filter(|s| matches!(s.status, StepStatus::Fault | StepStatus::Pending))
+            .filter(|s| matches!(s.status, UnitStatus::Fault | UnitStatus::Pending))
             .count();
         assert_eq!(stopped, usize::from(t.outcome != Outcome::Ok), "{rel}");
         by_outcome[t.outcome as usize] += 1;
@@ -193,11 +193,11 @@ fn a_fault_is_marked_at_its_address_and_its_instruction_writes_nothing() {
         let addr = if addr == 0 { f.address.unwrap() } else { addr };
         assert_eq!(f.address, Some(addr));
         let s = &t.steps[index];
-        assert_eq!(s.status, StepStatus::Fault, "{rel}");
+        assert_eq!(s.status, UnitStatus::Fault, "{rel}");
         assert!(s.writes.is_empty(), "{rel}");
         assert!(t.steps[index + 1..]
             .iter()
-            .all(|s| s.status == StepStatus::NotRun));
+            .all(|s| s.status == UnitStatus::NotRun));
         let svg = memory_map_svg(&t, None);
         let doc = roxmltree::Document::parse(&svg).unwrap();
         let fault = cells_of(&doc, "cell fault");
@@ -277,8 +277,8 @@ fn pending_valign_bytes_are_marked_and_the_steps_show_the_map_at_each_point() {
     let (sc, isa) = load("examples/pto/pending_shared.toml");
     let t = trace(isa, &sc, DEFAULT_CAP).unwrap();
     assert_eq!(t.outcome, Outcome::Pending);
-    assert_eq!(t.steps[0].status, StepStatus::Pending);
-    assert_eq!(t.steps[1].status, StepStatus::NotRun);
+    assert_eq!(t.steps[0].status, UnitStatus::Pending);
+    assert_eq!(t.steps[1].status, UnitStatus::NotRun);
 }
 
 #[test]

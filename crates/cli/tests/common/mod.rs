@@ -13,7 +13,7 @@ pub fn xstore(args: &[&str]) -> std::process::Output {
 
 /// A scratch directory of this test process, removed on drop.
 #[allow(dead_code)] // not every test binary uses one
-pub struct Scratch(std::path::PathBuf);
+pub struct Scratch(pub std::path::PathBuf);
 
 #[allow(dead_code)]
 impl Scratch {
