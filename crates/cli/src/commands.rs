@@ -1074,7 +1074,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     let all = what == "all";
     let mut known = vec!["all", "memory"];
     known.extend(xstore_isas::names());
-    known.push("scaling");
+    known.extend(["gen", "scaling"]);
     if !known.contains(&what) {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
             .in_file(ARGS)
@@ -1112,6 +1112,9 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
         if all || what == isa.name() {
             group(isa.name(), &|| isa.bench(quick));
         }
+    }
+    if all || what == "gen" {
+        group("gen", &|| xstore_verify::bench::bench(quick));
     }
     if json {
         let results: Vec<BenchRow> = results.iter().map(BenchRow::of).collect();

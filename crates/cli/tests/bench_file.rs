@@ -10,7 +10,7 @@ fn the_bench_file_is_bench_json_output() {
     let text = std::fs::read_to_string(&path).expect("docs/bench.json");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let rows = doc["results"].as_array().expect("a results array");
-    for prefix in ["memory.", "neuron.", "pto.", "q7."] {
+    for prefix in ["memory.", "neuron.", "pto.", "q7.", "gen."] {
         assert!(
             rows.iter()
                 .any(|r| r["name"].as_str().unwrap_or("").starts_with(prefix)),
