@@ -4,7 +4,7 @@
 //! tables (the opcode, DTYPE and check tables, the caps, the ADDR8 forms),
 //! and a coverage model of crossed points built from the same tables, with
 //! the classifier that runs a scenario unit by unit and names the bins each
-//! unit hits.
+//! unit hits (docs/neuron.md, "Verification kit: generator and coverage").
 //!
 //! - `spec`: the weight axes, directed streams, knobs and default map;
 //! - `model`: the coverage model and the classifiers of a unit;
@@ -12,9 +12,11 @@
 //! - `fault`: units that fault or break a check on purpose;
 //! - `stream`: the directed streams;
 //! - `program`: one program following the driver's plan, steering;
-//! - `cover`: a scenario's run, its bins hit.
+//! - `cover`: a scenario's run, its bins hit;
+//! - `doc`: the generated section of docs/neuron.md that lists all of it.
 
 mod cover;
+mod doc;
 mod fault;
 mod gen;
 pub(crate) mod model;
@@ -22,6 +24,7 @@ mod program;
 pub(crate) mod spec;
 mod stream;
 
+pub(crate) use doc::doc_section;
 use std::sync::OnceLock;
 use xstore_core::verify::{Config, CoverModel, GenSpec, Generated, Hits, Plan, Rng, Verify};
 use xstore_core::{scenario::Scenario, Diagnostic};
