@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use xstore_devkit::docgen::{cell as esc, profiles_table};
 
 /// The generated section of `docs/neuron.md`: markdown tables of the opcodes,
-/// fields, dtypes, ADDR8 forms, checks, profiles, decisions and lint rules.
+/// fields, dtypes, ADDR8 forms, checks, profiles, decisions and lint rules,
+/// then the verification kit's generator and coverage model.
 pub fn doc_tables() -> String {
     let mut s = String::new();
     opcodes(&mut s);
@@ -20,6 +21,7 @@ pub fn doc_tables() -> String {
     s.push_str(&profiles_table(PROFILES));
     decisions(&mut s);
     lints(&mut s);
+    crate::verify::doc_section(&mut s);
     s
 }
 

@@ -731,13 +731,15 @@ pub fn describe_marker(marker: u8) -> String {
     s
 }
 
-const SBUF: RegionDef = RegionDef {
+/// The SBUF window, mapped whole.
+pub(crate) const SBUF: RegionDef = RegionDef {
     name: "sbuf",
     base: 0x0,
     size: 0x200_0000,
     access: Access::ReadWrite,
 };
-const PSUM: RegionDef = RegionDef {
+/// The PSUM window, mapped whole.
+pub(crate) const PSUM: RegionDef = RegionDef {
     name: "psum",
     base: 0x200_0000,
     size: 0x40_0000,
