@@ -6,7 +6,7 @@ use crate::out::{self, json_doc, Json};
 use crate::outln;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
 use serde::Serialize;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use xstore_core::isa::{run_scenario_with, Isa, Run};
 use xstore_core::mem::{Memory, MemoryMap};
 use xstore_core::report::{
@@ -21,10 +21,8 @@ use xstore_core::{hex, mem::DEFAULT_CAP, DiagKind, Diagnostic};
 /// The name errors give the command's own arguments.
 const ARGS: &str = "<args>";
 
-/// Exit codes of the command-line contract.
-pub const EXIT_OK: u8 = 0;
-pub const EXIT_FAIL: u8 = 1;
-pub const EXIT_ERROR: u8 = 2;
+use crate::input::{load_scenario, load_scenario_text, read_text};
+pub use crate::out::{EXIT_ERROR, EXIT_FAIL, EXIT_OK};
 
 /// Run a command and return its exit code; every error is rendered here.
 pub fn dispatch(cli: Cli) -> u8 {
@@ -157,23 +155,6 @@ impl LineWriter {
             j.close_array();
             j.close_object();
             j.end();
-        }
-    }
-}
-
-pub(crate) fn read_text(file: Option<&str>) -> Result<(String, String), Diagnostic> {
-    match file {
-        Some(f) if f != "-" => std::fs::read_to_string(f)
-            .map(|t| (t, f.to_string()))
-            .map_err(|e| {
-                Diagnostic::new(DiagKind::Io, format!("cannot read `{f}`: {e}")).in_file(f)
-            }),
-        _ => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| Diagnostic::new(DiagKind::Io, format!("cannot read stdin: {e}")))?;
-            Ok((s, "<stdin>".to_string()))
         }
     }
 }
@@ -425,19 +406,6 @@ fn lower(
         }
     }
     Ok(EXIT_OK)
-}
-
-/// Load a scenario file, naming its ISA, and check it against the ISA.
-pub fn load_scenario_text(
-    text: &str,
-    file: &str,
-) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
-    xstore_core::isa::load_scenario(xstore_isas::all(), text, file)
-}
-
-pub(crate) fn load_scenario(file: &str) -> Result<(Scenario, &'static dyn Isa), Diagnostic> {
-    let (text, _) = read_text(Some(file))?;
-    load_scenario_text(&text, file)
 }
 
 fn parse_dump(s: &str) -> Result<(u64, u64), Diagnostic> {

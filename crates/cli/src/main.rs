@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
+mod input;
 mod out;
 mod scaling;
 mod verify;

@@ -19,6 +19,13 @@ use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 
+/// Exit code 0 of the command-line contract: the command did its job.
+pub const EXIT_OK: u8 = 0;
+/// An `[expect]`, a verdict or a comparison does not hold.
+pub const EXIT_FAIL: u8 = 1;
+/// An error: bad input, a file that cannot be read, a resource bound.
+pub const EXIT_ERROR: u8 = 2;
+
 /// Bytes held before they go to stdout.
 pub const BUFFER: usize = 64 * 1024;
 

@@ -1,8 +1,9 @@
 //! The verification kit's commands: `gen`, `cover`, `compare`, and the
 //! trace file of `run --trace`.
 
-use crate::commands::{load_scenario, read_text, EXIT_FAIL, EXIT_OK};
+use crate::input::{load_scenario, read_text};
 use crate::out::{self, json_doc};
+use crate::out::{EXIT_FAIL, EXIT_OK};
 use crate::outln;
 use crate::GenArgs;
 use serde::Serialize;
@@ -70,13 +71,13 @@ impl GenSummary {
 pub fn gen(a: &GenArgs, json: bool) -> Result<u8, Diagnostic> {
     let isa = xstore_isas::lookup(&a.isa).map_err(|d| d.in_file(ARGS))?;
     if a.print_config {
-        out::write_str(&default_text(isa));
+        out::write_str(&default_text(isa.gen_target()));
         return Ok(EXIT_OK);
     }
     let config = match &a.config {
         Some(f) => {
             let (text, name) = read_text(Some(f))?;
-            Config::parse(isa, &text, &name)?
+            Config::parse(isa.gen_target(), &text, &name)?
         }
         None => Config::defaults(isa.verify().gen_spec()),
     };

@@ -2,8 +2,7 @@
 //! of `run`, `demo` and the scenario tests share.
 
 use crate::diag::Diagnostic;
-use crate::mem::{Access, Memory, MemoryMap, Region};
-use crate::prov::Provenance;
+use crate::mem::{Memory, MemoryMap};
 use crate::report::BenchResult;
 use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
 use crate::scenario::{InitData, Outcome, Scenario};
@@ -12,48 +11,7 @@ use crate::tomlval::Value;
 use crate::FaultKind;
 use std::collections::BTreeMap;
 
-/// A region of a named memory profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RegionDef {
-    /// The region's name, as memory maps and messages show it (e.g. `SBUF`).
-    pub name: &'static str,
-    /// Address of the region's first byte.
-    pub base: u64,
-    /// Length in bytes; non-zero, and `base + size - 1` does not pass 2^64 - 1.
-    pub size: u64,
-    /// Whether instructions may write the region.
-    pub access: Access,
-}
-
-/// A named default memory map (and option set) of an ISA.
-#[derive(Debug, Clone, Copy)]
-pub struct ProfileDef {
-    /// The name a scenario's `profile` key selects, e.g. `nc-v2`.
-    pub name: &'static str,
-    /// One sentence on the target and its windows, for the docs' profile table.
-    pub description: &'static str,
-    /// The regions of the map; disjoint.
-    pub regions: &'static [RegionDef],
-    /// Where the profile's addresses and sizes come from.
-    pub provenance: Provenance,
-}
-
-impl ProfileDef {
-    /// The profile's regions as a memory map, each named and filled with 0.
-    /// Panics when the table holds an invalid or overlapping region.
-    pub fn map(&self) -> MemoryMap {
-        let regions = self
-            .regions
-            .iter()
-            .map(|r| {
-                Region::new(r.base, r.size, r.access)
-                    .expect("profile tables hold valid regions")
-                    .named(r.name)
-            })
-            .collect();
-        MemoryMap::new(regions).expect("profile tables hold disjoint regions")
-    }
-}
+pub use crate::profile::{ProfileDef, RegionDef};
 
 /// A scenario compiled into the binary (`demo`).
 #[derive(Debug, Clone, Copy)]
@@ -245,6 +203,18 @@ pub trait Isa: Sync {
     /// The ISA's program generator and coverage model (`xstore gen`,
     /// `xstore cover`).
     fn verify(&self) -> &dyn crate::verify::Verify;
+}
+
+impl dyn Isa + '_ {
+    /// What the generator's configuration reads of the ISA: its name, its
+    /// generator's specification and its profiles.
+    pub fn gen_target(&self) -> crate::verify::Target<'_> {
+        crate::verify::Target {
+            isa: self.name(),
+            spec: self.verify().gen_spec(),
+            profiles: self.profiles(),
+        }
+    }
 }
 
 impl std::fmt::Debug for dyn Isa {
@@ -445,22 +415,7 @@ pub fn profile(isa: &dyn Isa, sc: &Scenario) -> Result<&'static ProfileDef, Diag
 /// The ISA's profile named `name`, or its default (the first) for `None`; an
 /// unknown name is an error listing the ISA's profiles.
 pub fn find_profile(isa: &dyn Isa, name: Option<&str>) -> Result<&'static ProfileDef, Diagnostic> {
-    let profiles = isa.profiles();
-    let Some(name) = name else {
-        return Ok(&profiles[0]);
-    };
-    profiles.iter().find(|p| p.name == name).ok_or_else(|| {
-        Diagnostic::range(format!("unknown profile `{name}` for isa `{}`", isa.name())).expected(
-            format!(
-                "one of: {}",
-                profiles
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-    })
+    crate::profile::find(isa.name(), isa.profiles(), name)
 }
 
 /// Run a scenario and check its expectations, keeping every write.

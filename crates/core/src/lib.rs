@@ -72,6 +72,7 @@ pub mod hex;
 pub mod isa;
 pub mod mem;
 pub mod num;
+pub mod profile;
 pub mod prov;
 pub mod record;
 pub mod report;

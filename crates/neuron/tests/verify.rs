@@ -257,7 +257,7 @@ fn the_model_and_the_axes_are_read_from_the_tables() {
 
 #[test]
 fn the_default_text_lists_every_choice_and_parses_back_to_the_defaults() {
-    let text = default_text(isa());
+    let text = default_text(isa().gen_target());
     let spec = isa().verify().gen_spec();
     for a in &spec.axes {
         assert!(
@@ -280,7 +280,7 @@ fn the_default_text_lists_every_choice_and_parses_back_to_the_defaults() {
     for k in &spec.knobs {
         assert!(text.contains(&format!("\n{} = ", k.name)), "{}", k.name);
     }
-    let parsed = Config::parse(isa(), &text, "default.toml").unwrap();
+    let parsed = Config::parse(isa().gen_target(), &text, "default.toml").unwrap();
     assert_eq!(parsed, Config::defaults(spec));
 }
 
@@ -357,7 +357,7 @@ fn steering_toward_the_holes_fills_the_model() {
 
 /// A configuration that changes the defaults in `edit`.
 fn campaign_with(edit: &str, seed: u64) -> Campaign {
-    let config = Config::parse(isa(), edit, "edit.toml").unwrap();
+    let config = Config::parse(isa().gen_target(), edit, "edit.toml").unwrap();
     Campaign {
         isa: isa(),
         config,

@@ -22,7 +22,11 @@ pub fn bench(quick: bool) -> Vec<BenchResult> {
     for &isa in xstore_isas::all() {
         let c = Campaign::new(isa, 1);
         let texts: Vec<String> = (0..BATCH)
-            .map(|i| c.program(i).expect("the default campaign generates").scenario)
+            .map(|i| {
+                c.program(i)
+                    .expect("the default campaign generates")
+                    .scenario
+            })
             .collect();
         let mut next = 0u64;
         out.push(compare(

@@ -560,69 +560,75 @@ pub fn compare(isa: &dyn Isa, g: &Golden, trace: &[TraceUnit]) -> Result<Match, 
         bytes += e.len() as u64;
     }
     if let Some(t) = trace.get(expected.len()) {
-        let faulted = expected.last().and_then(|e| e.record.fault.as_ref());
-        let class = if faulted.is_some() && !t.writes.is_empty() {
-            Class::WriteAfterFault
-        } else {
-            Class::ExtraUnit
-        };
-        let why = match faulted {
-            Some(f) => format!(
-                "the model stops at unit {} ({})",
-                expected.len() - 1,
-                f.kind
-            ),
-            None => format!("the model's run ends after {} unit(s)", expected.len()),
-        };
-        let mut d = Divergence {
-            class,
-            unit: t.index,
-            text: t.text.clone().unwrap_or_default(),
-            hex: t.hex.clone().unwrap_or_default(),
-            message: format!(
-                "the trace goes on with unit {} ({} byte(s) written); {why}",
-                t.index,
-                t.writes.iter().map(|(_, b)| b.len()).sum::<usize>()
-            ),
-            expected: Vec::new(),
-            actual: t
-                .writes
-                .iter()
-                .map(|(a, b)| WriteRecord {
-                    addr: *a,
-                    hex: hex::encode(b),
-                })
-                .collect(),
-            differing: Vec::new(),
-            differing_count: 0,
-            expected_regs: Vec::new(),
-            actual_regs: t.regs.clone(),
-            expected_fault: None,
-            actual_fault: t.fault.clone(),
-            dont_care: Vec::new(),
-            explanation: Vec::new(),
-            line: t.line,
-        };
-        let spans = t
-            .writes
-            .iter()
-            .map(|(a, b)| (*a, u128::from(*a) + b.len() as u128))
-            .collect();
-        for (a, e) in coalesce(spans) {
-            for x in a..(e.min(u128::from(u64::MAX)) as u64).max(a) {
-                if d.differing.len() >= MAX_LISTED {
-                    break;
-                }
-                d.differing.push(x);
-            }
-            d.differing_count += (e - u128::from(a)) as u64;
-        }
-        return Err(Box::new(explained(isa, d)));
+        return Err(Box::new(explained(isa, past_the_run(&expected, t))));
     }
     Ok(Match {
         units: expected.len(),
         bytes,
     })
+}
+
+/// The divergence of a record past the model's run: an extra unit, or a
+/// write after the unit the run faulted at.
+fn past_the_run(expected: &[Expected], t: &TraceUnit) -> Divergence {
+    let faulted = expected.last().and_then(|e| e.record.fault.as_ref());
+    let class = if faulted.is_some() && !t.writes.is_empty() {
+        Class::WriteAfterFault
+    } else {
+        Class::ExtraUnit
+    };
+    let why = match faulted {
+        Some(f) => format!(
+            "the model stops at unit {} ({})",
+            expected.len() - 1,
+            f.kind
+        ),
+        None => format!("the model's run ends after {} unit(s)", expected.len()),
+    };
+    let mut d = Divergence {
+        class,
+        unit: t.index,
+        text: t.text.clone().unwrap_or_default(),
+        hex: t.hex.clone().unwrap_or_default(),
+        message: format!(
+            "the trace goes on with unit {} ({} byte(s) written); {why}",
+            t.index,
+            t.writes.iter().map(|(_, b)| b.len()).sum::<usize>()
+        ),
+        expected: Vec::new(),
+        actual: t
+            .writes
+            .iter()
+            .map(|(a, b)| WriteRecord {
+                addr: *a,
+                hex: hex::encode(b),
+            })
+            .collect(),
+        differing: Vec::new(),
+        differing_count: 0,
+        expected_regs: Vec::new(),
+        actual_regs: t.regs.clone(),
+        expected_fault: None,
+        actual_fault: t.fault.clone(),
+        dont_care: Vec::new(),
+        explanation: Vec::new(),
+        line: t.line,
+    };
+    let spans = t
+        .writes
+        .iter()
+        .map(|(a, b)| (*a, u128::from(*a) + b.len() as u128))
+        .collect();
+    for (a, e) in coalesce(spans) {
+        for x in a..(e.min(u128::from(u64::MAX)) as u64).max(a) {
+            if d.differing.len() >= MAX_LISTED {
+                break;
+            }
+            d.differing.push(x);
+        }
+        d.differing_count += (e - u128::from(a)) as u64;
+    }
+    d
 }
 
 /// The divergence with the unit's fields from `explain`.

@@ -175,29 +175,7 @@ fn parse_record(o: &Map<String, Value>, line: usize) -> Result<TraceUnit, String
         None | Some(Value::Null) => None,
         Some(v) => return Err(format!("`hex` must be a hex string, not {v}")),
     };
-    let writes = match o.get("writes") {
-        Some(Value::Array(ws)) => ws
-            .iter()
-            .enumerate()
-            .map(|(k, w)| {
-                let addr = uint(
-                    w.get("addr")
-                        .ok_or(format!("`writes[{k}]` has no `addr`"))?,
-                    &format!("writes[{k}].addr"),
-                )?;
-                let bytes = hex_bytes(
-                    w.get("hex").ok_or(format!("`writes[{k}]` has no `hex`"))?,
-                    &format!("writes[{k}].hex"),
-                )?;
-                if u128::from(addr) + bytes.len() as u128 > 1u128 << 64 {
-                    return Err(format!("`writes[{k}]` passes the end of the address space"));
-                }
-                Ok((addr, bytes))
-            })
-            .collect::<Result<Vec<_>, String>>()?,
-        None => return Err("the record has no `writes`".into()),
-        Some(v) => return Err(format!("`writes` must be an array, not {v}")),
-    };
+    let writes = parse_writes(o)?;
     let regs = match o.get("regs") {
         None | Some(Value::Null) => None,
         Some(Value::Object(m)) => Some(
@@ -207,9 +185,50 @@ fn parse_record(o: &Map<String, Value>, line: usize) -> Result<TraceUnit, String
         ),
         Some(v) => return Err(format!("`regs` must be an object of name → value, not {v}")),
     };
-    let fault = match o.get("fault") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(f)) => Some(TraceFault {
+    let fault = parse_fault(o)?;
+    Ok(TraceUnit {
+        index,
+        text,
+        hex,
+        writes,
+        regs,
+        fault,
+        line,
+    })
+}
+
+/// A record's `writes`: each `{addr, hex}`, not past 2^64.
+fn parse_writes(o: &Map<String, Value>) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    let ws = match o.get("writes") {
+        Some(Value::Array(ws)) => ws,
+        None => return Err("the record has no `writes`".into()),
+        Some(v) => return Err(format!("`writes` must be an array, not {v}")),
+    };
+    ws.iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let addr = uint(
+                w.get("addr")
+                    .ok_or(format!("`writes[{k}]` has no `addr`"))?,
+                &format!("writes[{k}].addr"),
+            )?;
+            let bytes = hex_bytes(
+                w.get("hex").ok_or(format!("`writes[{k}]` has no `hex`"))?,
+                &format!("writes[{k}].hex"),
+            )?;
+            if u128::from(addr) + bytes.len() as u128 > 1u128 << 64 {
+                return Err(format!("`writes[{k}]` passes the end of the address space"));
+            }
+            Ok((addr, bytes))
+        })
+        .collect()
+}
+
+/// A record's `fault`: null, absent, or `{kind, address?, message?}`.
+fn parse_fault(o: &Map<String, Value>) -> Result<Option<TraceFault>, String> {
+    match o.get("fault") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(f)) => Ok(Some(TraceFault {
             kind: f
                 .get("kind")
                 .and_then(Value::as_str)
@@ -224,18 +243,9 @@ fn parse_record(o: &Map<String, Value>, line: usize) -> Result<TraceUnit, String
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string(),
-        }),
-        Some(v) => return Err(format!("`fault` must be null or an object, not {v}")),
-    };
-    Ok(TraceUnit {
-        index,
-        text,
-        hex,
-        writes,
-        regs,
-        fault,
-        line,
-    })
+        })),
+        Some(v) => Err(format!("`fault` must be null or an object, not {v}")),
+    }
 }
 
 /// A register value of a trace: an integer, or hex (lane 0 first) for a

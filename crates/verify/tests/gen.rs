@@ -153,9 +153,9 @@ fn every_generated_program_runs_as_meant() {
 #[test]
 fn the_default_configuration_prints_and_reads_back() {
     for &isa in xstore_isas::all() {
-        let text = default_text(isa);
-        let cfg =
-            Config::parse(isa, &text, "default.toml").unwrap_or_else(|d| panic!("{d}\n{text}"));
+        let text = default_text(isa.gen_target());
+        let cfg = Config::parse(isa.gen_target(), &text, "default.toml")
+            .unwrap_or_else(|d| panic!("{d}\n{text}"));
         assert_eq!(
             cfg,
             Config::defaults(isa.verify().gen_spec()),
@@ -171,7 +171,11 @@ fn the_default_configuration_prints_and_reads_back() {
 #[test]
 fn configuration_errors_name_the_key_and_where_it_is() {
     let isa = xstore_isas::find("q7").unwrap();
-    let err = |t: &str| Config::parse(isa, t, "c.toml").unwrap_err().to_string();
+    let err = |t: &str| {
+        Config::parse(isa.gen_target(), t, "c.toml")
+            .unwrap_err()
+            .to_string()
+    };
     let e = err("[program]\nunitz = [1, 2]\n");
     assert!(
         e.starts_with("c.toml:2:1: error: unknown key `unitz` in [program]"),
@@ -191,7 +195,7 @@ fn configuration_errors_name_the_key_and_where_it_is() {
     let e = err("profile = \"flat32\"\n[[memory]]\nbase = 0\nsize = 16\n");
     assert!(e.contains("either `profile` or `[[memory]]`"), "{e}");
     let cfg = Config::parse(
-        isa,
+        isa.gen_target(),
         "[program]\nunits = [2, 2]\nfault_share = 0\nillegal_share = 0\n",
         "c",
     )

@@ -5,9 +5,10 @@
 //! [`default_text`] prints.
 
 use super::rng::Rng;
+use super::{toml_key, Target};
 use crate::diag::Diagnostic;
-use crate::isa::{Isa, RegionDef};
 use crate::mem::{Access, MemoryMap, Region};
+use crate::profile::RegionDef;
 use crate::scenario::{parse_document, Fields, Item, Table};
 
 /// The version of the configuration format, the `format` key.
@@ -208,14 +209,13 @@ impl Config {
     /// Read a configuration file for `isa`: every key is optional and keeps
     /// its default when left out; unknown keys and names are errors naming
     /// the key, its position in `file` and what is allowed.
-    pub fn parse(isa: &dyn Isa, text: &str, file: &str) -> Result<Config, Diagnostic> {
-        let spec = isa.verify().gen_spec();
-        let mut cfg = Config::defaults(spec);
-        cfg.read(isa, text).map_err(|d| d.in_file(file))?;
+    pub fn parse(t: Target<'_>, text: &str, file: &str) -> Result<Config, Diagnostic> {
+        let mut cfg = Config::defaults(t.spec);
+        cfg.read(t, text).map_err(|d| d.in_file(file))?;
         Ok(cfg)
     }
 
-    fn read(&mut self, isa: &dyn Isa, text: &str) -> Result<(), Diagnostic> {
+    fn read(&mut self, t: Target<'_>, text: &str) -> Result<(), Diagnostic> {
         let doc = parse_document(text)?;
         let mut top = Fields::new(&doc, "the configuration", (1, 1));
         top.known(&[
@@ -244,8 +244,8 @@ impl Config {
             }
             (Some(p), None) => {
                 let name = p.as_str("profile")?;
-                let def =
-                    crate::isa::find_profile(isa, Some(name)).map_err(|d| d.at(p.line, p.col))?;
+                let def = crate::profile::find(t.isa, t.profiles, Some(name))
+                    .map_err(|d| d.at(p.line, p.col))?;
                 self.regions = def.map().regions().to_vec();
             }
             (None, Some(m)) => {
@@ -388,17 +388,24 @@ fn share_text(ppm: u32) -> String {
     }
 }
 
-/// The commented default configuration of `isa`, as `xstore gen ISA
+/// The commented default configuration of an ISA, as `xstore gen ISA
 /// --print-config` prints it: every key with its default value, so that a
 /// copy edited in one place is a valid configuration.
-pub fn default_text(isa: &dyn Isa) -> String {
-    use std::fmt::Write;
-    let spec = isa.verify().gen_spec();
+pub fn default_text(t: Target<'_>) -> String {
     let mut s = String::new();
+    program_text(t, &mut s);
+    memory_text(t, &mut s);
+    choices_text(t.spec, &mut s);
+    s
+}
+
+fn program_text(t: Target<'_>, s: &mut String) {
+    use std::fmt::Write;
+    let spec = t.spec;
     let _ = writeln!(
         s,
         "# xstore gen configuration for isa `{}`. Every key is optional: one left",
-        isa.name()
+        t.isa
     );
     let _ = writeln!(
         s,
@@ -430,13 +437,17 @@ pub fn default_text(isa: &dyn Isa) -> String {
         share_text(spec.directed_ppm),
         spec.unit
     );
-    let profiles: Vec<&str> = isa.profiles().iter().map(|p| p.name).collect();
+}
+
+fn memory_text(t: Target<'_>, s: &mut String) {
+    use std::fmt::Write;
+    let profiles: Vec<&str> = t.profiles.iter().map(|p| p.name).collect();
     let _ = writeln!(
         s,
         "\n# The memory map of every program, as a scenario's [[memory]] (or instead\n# `profile = \"NAME\"`, one of: {}).",
         profiles.join(", ")
     );
-    for r in spec.memory {
+    for r in t.spec.memory {
         let _ = writeln!(
             s,
             "[[memory]]\nname = \"{}\"\nbase = {:#x}\nsize = {:#x}\naccess = \"{}\"",
@@ -449,6 +460,10 @@ pub fn default_text(isa: &dyn Isa) -> String {
             }
         );
     }
+}
+
+fn choices_text(spec: &GenSpec, s: &mut String) {
+    use std::fmt::Write;
     for a in &spec.axes {
         let _ = writeln!(
             s,
@@ -474,19 +489,5 @@ pub fn default_text(isa: &dyn Isa) -> String {
                 k.name, k.default, k.meaning, k.min, k.max
             );
         }
-    }
-    s
-}
-
-/// A name as a TOML key: bare when it can be, quoted otherwise.
-fn toml_key(name: &str) -> String {
-    let bare = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if bare {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
     }
 }

@@ -23,6 +23,17 @@ use crate::diag::Diagnostic;
 use crate::mem::{Access, MemoryMap, Region, PAGE_SIZE};
 use crate::scenario::Scenario;
 
+/// What a generator's configuration reads of an ISA (`Isa::gen_target`).
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The ISA's name.
+    pub isa: &'a str,
+    /// Its generator's specification.
+    pub spec: &'a GenSpec,
+    /// Its memory profiles (a configuration's `profile` names one).
+    pub profiles: &'a [crate::profile::ProfileDef],
+}
+
 /// What the driver asks of one program: how many units, and which unit (if
 /// any) faults or breaks a rule on purpose. The ISA's generator follows it
 /// as far as it can and says what it did in [`Generated::intent`].
