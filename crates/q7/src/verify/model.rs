@@ -131,7 +131,10 @@ pub(super) fn build() -> CoverModel {
             _ => "a valign append writes the top row and continues the span at 0".into(),
         })
     });
-    debug_assert!(m.groups.iter().eq(GROUPS.iter()), "the groups in report order");
+    debug_assert!(
+        m.groups.iter().eq(GROUPS.iter()),
+        "the groups in report order"
+    );
     m
 }
 
