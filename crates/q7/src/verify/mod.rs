@@ -11,6 +11,7 @@
 
 mod build;
 mod classify;
+mod doc;
 mod focus;
 mod gen;
 mod model;
@@ -20,6 +21,7 @@ mod spec;
 mod special;
 mod streams;
 
+pub(crate) use doc::section as doc_section;
 use gen::Gen;
 use special::Special;
 use std::sync::OnceLock;
