@@ -474,3 +474,52 @@ fn weight_zero_leaves_a_choice_out() {
         assert!(seen.contains(kept), "{kept}");
     }
 }
+
+#[test]
+fn the_examples_hit_the_bins_they_describe() {
+    let model = isa().verify().cover_model();
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "discontinuity",
+            &[
+                "illegal:valign_discontinuity/sa/ahead",
+                "valign:zalign/empty/cleared",
+            ],
+        ),
+        (
+            "unmapped_fault",
+            &["fault:unmapped/region_end/sv", "stride:xp/one"],
+        ),
+        (
+            "strict_misaligned",
+            &["fault:misaligned/within/sv", "alignment:sv/aligned"],
+        ),
+        (
+            // 3 bytes pending after the first row, 3 after the second, 5 more, then the
+            // flush of 8.
+            "vec_memset",
+            &[
+                "valign:sa64/empty/full",
+                "valign:sa64/partial/full",
+                "valign:sav64/partial/partial",
+                "valign:flush/partial/flushed",
+                "stride:count/partial",
+            ],
+        ),
+        (
+            "predicated_tail",
+            &["dtype_pred:bytes64/some", "narrowing:s32to16x16/fits"],
+        ),
+    ];
+    for (name, bins) in cases {
+        let path = format!(
+            "{}/../../examples/q7/{name}.toml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let h = hits_of(&std::fs::read_to_string(path).unwrap(), model);
+        for b in bins {
+            assert!(model.bin(b).is_some(), "{b} is not a bin");
+            assert!(h.has(b), "{name} does not hit {b}");
+        }
+    }
+}
