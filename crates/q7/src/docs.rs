@@ -36,6 +36,7 @@ pub fn doc_tables() -> String {
         lint_table,
         profiles_table,
         group_placements_table,
+        verify_tables,
     ] {
         table(&mut s);
     }
@@ -413,4 +414,9 @@ fn group_placements_table(s: &mut String) {
         let op = &r[roster::find(name).expect("in roster")];
         let _ = writeln!(s, "| {} | {} |", op.name, placements_text(op));
     }
+}
+
+/// The verification kit's generator and coverage model.
+fn verify_tables(s: &mut String) {
+    s.push_str(&crate::verify::doc_section());
 }

@@ -250,6 +250,11 @@ impl Bundle {
         self.format
     }
 
+    /// Whether the bundle was written in braces (`{ … }`, or `FORMAT { … }`).
+    pub(crate) fn braced(&self) -> bool {
+        self.braced
+    }
+
     /// Slots the bundle occupies: its operations (`nop`s included), or one
     /// more than the highest slot written as `sN:` when that is larger.
     pub fn slots(&self) -> usize {
