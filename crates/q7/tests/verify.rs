@@ -397,7 +397,7 @@ fn the_model_is_well_formed() {
 
 #[test]
 fn the_default_configuration_text_names_everything_and_reads_back() {
-    let text = default_text(isa());
+    let text = default_text(isa().gen_target());
     let spec = isa().verify().gen_spec();
     for a in &spec.axes {
         assert!(
@@ -412,7 +412,7 @@ fn the_default_configuration_text_names_everything_and_reads_back() {
     for s in &spec.streams {
         assert!(text.contains(&format!("\n{} = ", s.name)), "{}", s.name);
     }
-    let cfg = Config::parse(isa(), &text, "default.toml").unwrap();
+    let cfg = Config::parse(isa().gen_target(), &text, "default.toml").unwrap();
     assert_eq!(cfg, Config::defaults(spec));
     // The axes come from the roster: every mnemonic, IVP_ZALIGN included.
     let mn = &spec
@@ -456,7 +456,7 @@ fn weight_zero_leaves_a_choice_out() {
     let text = "[weights.mnemonic]\nIVP_SA2NX8_IP = 0\nIVP_SV2NX8_XP = 0\nIVP_ZALIGN = 0\n\
                 [weights.slot]\nF0 = 0\nN1 = 0\n";
     let mut c = Campaign::new(isa(), 3);
-    c.config = Config::parse(isa(), text, "w.toml").unwrap();
+    c.config = Config::parse(isa().gen_target(), text, "w.toml").unwrap();
     let mut seen = BTreeSet::new();
     for i in 0..500 {
         let p = c.program(i).unwrap();
