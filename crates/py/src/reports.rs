@@ -7,7 +7,7 @@ use crate::conv::{input_error, reg_to_py, to_py, OrInput};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use xstore_core::isa::{build_memory, run_scenario, Isa};
+use xstore_core::isa::{build_memory, check_dump, run_scenario, Isa};
 use xstore_core::report::{self, CheckOrigin};
 use xstore_core::scenario::Scenario;
 use xstore_core::{DiagKind, Diagnostic};
@@ -520,6 +520,13 @@ fn run(
     dumps: Vec<(u64, u64)>,
 ) -> PyResult<Run> {
     let (sc, isa) = load(py, path, text)?;
+    let map = xstore_core::isa::scenario_map(isa, &sc).or_input(py)?;
+    for &(addr, len) in &dumps {
+        check_dump(&map, "dump", addr, len)
+            .map_err(|d| d.in_file(&sc.file))
+            .or_input(py)?;
+    }
+    drop(map);
     let r = run_scenario(isa, &sc, xstore_core::mem::DEFAULT_CAP).or_input(py)?;
     let mut dump = Vec::new();
     for (addr, len) in dumps {
