@@ -1,5 +1,6 @@
-"""Bounds on what one call may ask for: read and dump lengths (the command
-line's one rule), and no argument value that makes the native code panic."""
+"""Bounds on what one call may ask for or hold: read and dump lengths (the
+command line's one rule), no argument value that makes the native code panic,
+and the write log a call keeps (its peak memory measured in a child)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import pathlib
 import subprocess
 import sys
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Tuple
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -138,3 +139,97 @@ def test_no_argument_value_makes_the_native_code_panic(a: int, b: int) -> None:
             call()
         except EXPECTED_ERRORS:
             pass
+
+
+# The write log: a call keeps its writes while they fit `keep_bytes` (each
+# costs its bytes and 16), counts them all, and hands every one to the hooks.
+
+KEEP_DEFAULT = 1 << 20
+STORE4 = "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"
+
+
+def test_execute_keeps_the_first_writes_that_fit_and_counts_all() -> None:
+    m = neuron.Machine()
+    seen: List[Tuple[int, bytes]] = []
+    m.memory.on_write(lambda addr, data: seen.append((addr, data)))
+    prog = b"".join(xstore.asm("neuron", f"tensor_store.u8 [{0x100 + 8 * k:#x}], num_elem=(4,1), "
+                               f"imm=({k % 256},2,3,4)") for k in range(1000))
+    whole = neuron.Machine().execute(prog, keep_bytes=10**9)
+    assert len(whole.writes) == whole.write_count == 1000 and not whole.truncated
+    fx = m.execute(prog, keep_bytes=200)  # 20 bytes a write: 10 of them
+    assert fx.writes == whole.writes[:10]
+    assert (fx.write_count, fx.bytes_written, fx.writes_omitted, fx.bytes_omitted,
+            fx.truncated) == (1000, 4000, 990, 3960, True)
+    assert seen == whole.writes  # the hooks see every write
+    assert "writes=1000 (10 kept)" in repr(fx)
+    none = neuron.Machine().execute(prog, keep_bytes=0)
+    assert none.writes == [] and none.writes_omitted == 1000
+    # The default bound is the command line's 1 MiB: 80 bytes per 64-byte write.
+    wide = q7.Machine()
+    wide.regs["a3"] = 0x1000
+    fx = wide.execute(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64") * 20000)
+    assert len(fx.writes) == KEEP_DEFAULT // 80 and fx.write_count == 20000
+    assert fx.writes[-1] == (0x1000 + 64 * (KEEP_DEFAULT // 80 - 1), bytes(64))
+    # A fault's effects are bounded alike.
+    with pytest.raises(xstore.Fault) as ei:
+        neuron.Machine().execute(prog + xstore.asm("neuron", "tensor_store.u8 [0x7fffffff], "
+                                                    "num_elem=(1,1), imm=(1)"), keep_bytes=40)
+    assert ei.value.effects.write_count == 1000 and len(ei.value.effects.writes) == 2
+
+
+def test_run_keeps_bytes_and_the_first_writes_that_fit(cli: pathlib.Path) -> None:
+    path = ROOT / "examples/pto/source_local.toml"
+    out = subprocess.run([str(cli), "--json", "run", str(path)], cwd=ROOT, capture_output=True,
+                         text=True)
+    want = json.loads(out.stdout)["writes"]
+    sizes = [len(w["hex"]) // 2 for w in want]
+    assert len(want) > 3
+    r = xstore.run(path, keep_bytes=sum(16 + n for n in sizes[:3]) + 15)
+    assert [(a, b.hex()) for a, b in r.writes] == [(w["addr"], w["hex"]) for w in want[:3]]
+    assert r.to_dict()["writes"] == want[:3]
+    assert (r.write_count, r.bytes_written, r.writes_omitted, r.truncated) == (
+        len(want), sum(sizes), len(want) - 3, True)
+    assert r.bytes_omitted == sum(sizes[3:])
+    full = xstore.run(path)
+    assert not full.truncated and full.to_dict()["writes"] == want
+
+
+# Runs argv[1:] and prints its peak resident set size in bytes, read from the
+# kernel once it has exited. A process's peak counts what its parent held when
+# it forked it, so the measuring process is this small one, not pytest.
+MEASURE = """
+import resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stdout.write(out.stdout + out.stderr)
+print(out.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+"""
+
+
+def peak_rss(script: pathlib.Path, *args: str) -> Tuple[List[str], int]:
+    """Run `script` in a child interpreter: the lines it printed and its
+    peak resident set size in bytes."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, str(script), *args],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    *lines, last = out.stdout.splitlines()
+    code, peak = last.split()
+    assert code == "0", lines
+    return lines, int(peak)  # ru_maxrss is in kilobytes on Linux
+
+
+BLOCKS = 1000  # each stores a 64 KiB tile as 256 rows: 64 MiB written in all
+BIG_WRITER = pathlib.Path(__file__).parent / "big_writer.py"
+
+
+@pytest.mark.parametrize("mode", ["execute", "hooked", "run"])
+def test_a_call_that_writes_64_mib_holds_at_most_its_bound(mode: str) -> None:
+    _, base = peak_rss(BIG_WRITER, "base", "1")
+    lines, peak = peak_rss(BIG_WRITER, mode, str(BLOCKS))
+    # The bound, plus room for the memory's pages, one unit's writes and the
+    # allocator: a small part of the 64 MiB written.
+    allowance = 8 << 20
+    assert peak - base <= KEEP_DEFAULT + allowance, (peak - base) / 2**20
+    kept = KEEP_DEFAULT // (16 + 256)
+    counts = f"{256 * BLOCKS} {65536 * BLOCKS} {kept} True"
+    assert lines == [counts + {"execute": " 0 0", "hooked": f" {256 * BLOCKS} {65536 * BLOCKS}",
+                               "run": ""}[mode]]

@@ -5,6 +5,7 @@
 
 mod buffer;
 mod conv;
+mod log;
 mod machine;
 mod memory;
 mod neuron;

@@ -4,10 +4,11 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, reg_to_py, to_py, OrInput};
+use crate::log::{WriteLog, KEEP_DEFAULT};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use xstore_core::isa::{build_memory, check_dump, run_scenario, Isa};
+use xstore_core::isa::{build_memory, check_dump, run_scenario_with, Isa};
 use xstore_core::report::{self, CheckOrigin};
 use xstore_core::scenario::Scenario;
 use xstore_core::{DiagKind, Diagnostic};
@@ -350,11 +351,12 @@ impl Expect {
     }
 }
 
-/// The result of a scenario run, as `xstore run --json` reports it.
+/// The result of a scenario run, as `xstore run --json` reports it; its
+/// writes kept while they fit the call's bound.
 #[pyclass(module = "xstore", frozen)]
 pub struct Run {
     exec: report::Exec,
-    writes: Vec<report::WriteRecord>,
+    log: WriteLog,
     dump: Vec<(u64, Vec<u8>)>,
     expect: Option<(bool, Vec<String>)>,
 }
@@ -376,14 +378,36 @@ impl Run {
     fn executed(&self) -> usize {
         self.exec.executed
     }
-    /// The writes in commit order, as `(addr, bytes)`.
+    /// The writes in commit order, as `(addr, bytes)`: all of them, or the
+    /// first ones when `truncated` (those that fit `run`'s `keep_bytes`).
     #[getter]
     fn writes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = self.writes.iter().map(|w| {
-            let b = xstore_core::hex::decode(&w.hex).unwrap_or_default();
-            (w.addr, PyBytes::new(py, &b))
-        });
-        PyList::new(py, items)
+        self.log.to_list(py)
+    }
+    /// Writes committed, kept in `writes` or not.
+    #[getter]
+    fn write_count(&self) -> u64 {
+        self.log.writes()
+    }
+    /// Bytes written, kept in `writes` or not.
+    #[getter]
+    fn bytes_written(&self) -> u64 {
+        self.log.bytes()
+    }
+    /// Writes committed but not kept in `writes` (they passed `keep_bytes`).
+    #[getter]
+    fn writes_omitted(&self) -> u64 {
+        self.log.writes_omitted()
+    }
+    /// Bytes written but not kept in `writes`.
+    #[getter]
+    fn bytes_omitted(&self) -> u64 {
+        self.log.bytes_omitted()
+    }
+    /// True when `writes` holds only the first writes (`writes_omitted > 0`).
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.log.writes_omitted() > 0
     }
     /// The regions asked for with `dumps`, read after execution, as `(addr, bytes)`.
     #[getter]
@@ -411,7 +435,8 @@ impl Run {
             .clone()
             .map(|(passed, failures)| Expect { passed, failures })
     }
-    /// The run as `xstore run --json` prints it.
+    /// The run as `xstore run --json` prints it (its `writes` those of
+    /// `.writes`: the first ones only when `truncated`).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let dump = self
             .dump
@@ -428,15 +453,28 @@ impl Run {
                 failures: failures.clone(),
                 passed: *passed,
             });
-        let r = report::RunReport::new(&self.exec, expect, self.writes.clone(), dump);
+        let writes = self
+            .log
+            .iter()
+            .map(|(addr, b)| report::WriteRecord {
+                addr,
+                hex: xstore_core::hex::encode(b),
+            })
+            .collect();
+        let r = report::RunReport::new(&self.exec, expect, writes, dump);
         to_py(py, &r)
     }
     fn __repr__(&self) -> String {
         format!(
-            "Run(outcome={:?}, executed={}, writes={})",
+            "Run(outcome={:?}, executed={}, writes={}{})",
             self.exec.outcome.as_str(),
             self.exec.executed,
-            self.writes.len()
+            self.log.writes(),
+            if self.log.writes_omitted() > 0 {
+                format!(" ({} kept)", self.log.kept())
+            } else {
+                String::new()
+            }
         )
     }
 }
@@ -510,14 +548,18 @@ fn load(
 }
 
 /// Run a scenario (a file `path`, or TOML `text`) as `xstore run` does;
-/// `dumps` is a sequence of `(addr, length)` read after execution.
+/// `dumps` is a sequence of `(addr, length)` read after execution, each at
+/// most 16 MiB and checked against the memory map before the run. The writes
+/// are kept while they fit `keep_bytes` (each costs its bytes and 16; 1 MiB
+/// by default), then only counted.
 #[pyfunction]
-#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new()))]
+#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT))]
 fn run(
     py: Python<'_>,
     path: Option<&Bound<'_, PyAny>>,
     text: Option<&str>,
     dumps: Vec<(u64, u64)>,
+    keep_bytes: usize,
 ) -> PyResult<Run> {
     let (sc, isa) = load(py, path, text)?;
     let map = xstore_core::isa::scenario_map(isa, &sc).or_input(py)?;
@@ -527,7 +569,8 @@ fn run(
             .or_input(py)?;
     }
     drop(map);
-    let r = run_scenario(isa, &sc, xstore_core::mem::DEFAULT_CAP).or_input(py)?;
+    let mut log = WriteLog::new(keep_bytes);
+    let r = run_scenario_with(isa, &sc, xstore_core::mem::DEFAULT_CAP, &mut log).or_input(py)?;
     let mut dump = Vec::new();
     for (addr, len) in dumps {
         let mut buf = vec![0u8; len as usize];
@@ -544,7 +587,7 @@ fn run(
             .has_expect
             .then_some((r.expect_failures.is_empty(), r.expect_failures)),
         exec: r.exec,
-        writes: r.writes,
+        log,
         dump,
     })
 }
