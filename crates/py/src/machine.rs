@@ -221,12 +221,18 @@ fn call_hooks(py: Python<'_>, hooks: &[Py<PyAny>], unit: &WriteLog) -> PyResult<
     Ok(())
 }
 
+/// Units between two looks for a signal (Ctrl-C): a long `execute` raises
+/// `KeyboardInterrupt` within this many units of it.
+const SIGNAL_EVERY: usize = 4096;
+
 /// Execute `prog` on the machine `slf` through the stepping layer's
 /// [`Cursor`]: unit by unit until the end, a fault or a pending unit. The
 /// writes are kept in a [`WriteLog`] of `keep` bytes. When the memory has
 /// hooks, each unit's writes are held until its commit and then handed to
 /// them, with neither the machine nor the memory borrowed, so a hook may
-/// read both.
+/// read both. Every [`SIGNAL_EVERY`] units a pending signal's exception
+/// (`KeyboardInterrupt` for Ctrl-C) is raised, the state as the completed
+/// units left it, as after a fault.
 pub fn drive<C, A>(
     slf: &Bound<'_, C>,
     prog: &A::Owned,
@@ -244,6 +250,10 @@ where
     let mut unit = WriteLog::new(usize::MAX);
     let mut cursor = Cursor::new();
     loop {
+        if cursor.next_index() % SIGNAL_EVERY == SIGNAL_EVERY - 1 {
+            // Between two units: the state is as the completed ones left it.
+            py.check_signals()?;
+        }
         // Neither the machine nor the memory stays borrowed past the step.
         let (stepped, hooked) = {
             let mut me = slf.borrow_mut();
@@ -366,7 +376,9 @@ macro_rules! machine_class {
             /// instructions that completed) and the faulting instruction
             /// changed nothing. The writes are kept while they fit `keep_bytes`
             /// (each costs its bytes and 16; 1 MiB by default), then only
-            /// counted; the memory's hooks see every one.
+            /// counted; the memory's hooks see every one. Ctrl-C raises
+            /// `KeyboardInterrupt` within a few thousand instructions, the state
+            /// as the completed ones left it.
             #[pyo3(signature = (data, *, keep_bytes=$crate::log::KEEP_DEFAULT))]
             fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>, keep_bytes: usize) -> PyResult<$crate::machine::Effects> {
                 let py = slf.py();
