@@ -9,6 +9,7 @@ mod log;
 mod machine;
 mod memory;
 mod neuron;
+mod pickle;
 mod pto;
 mod q7;
 mod reports;

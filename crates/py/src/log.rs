@@ -21,7 +21,7 @@ const HEAD: usize = 16;
 /// while the buffer stays within the bound; from the first one that does
 /// not fit, none is kept (the log holds a prefix of the writes), and every
 /// write is counted.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct WriteLog {
     buf: Vec<u8>,
     bound: usize,
@@ -114,7 +114,56 @@ impl WriteLog {
     pub fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.iter().map(|(a, b)| (a, PyBytes::new(py, b))))
     }
+
+    /// The log as pickle state: `(buffer, bound, kept, full, writes, bytes)`.
+    pub fn state<'py>(&self, py: Python<'py>) -> LogState<'py> {
+        (
+            PyBytes::new(py, &self.buf),
+            self.bound,
+            self.kept,
+            self.full,
+            self.writes,
+            self.bytes,
+        )
+    }
+
+    /// The log of a [`WriteLog::state`]; None when `state` is not one.
+    pub fn from_state(state: &LogState<'_>) -> Option<WriteLog> {
+        let (buf, bound, kept, full, writes, bytes) = state;
+        let log = WriteLog {
+            buf: buf.as_bytes().to_vec(),
+            bound: *bound,
+            kept: *kept,
+            full: *full,
+            writes: *writes,
+            bytes: *bytes,
+        };
+        let (mut n, mut len, mut data) = (0u64, 0usize, 0u64);
+        for (_, b) in log.iter() {
+            n += 1;
+            len += HEAD + b.len();
+            data += b.len() as u64;
+        }
+        let whole = n == log.kept && len == log.buf.len();
+        let counted =
+            log.kept <= log.writes && data <= log.bytes && (log.kept == log.writes || log.full);
+        (whole && counted && log.buf.len() <= log.bound).then_some(log)
+    }
 }
+
+/// A [`WriteLog`]'s pickle state.
+pub type LogState<'py> = (Bound<'py, PyBytes>, usize, u64, bool, u64, u64);
+
+/// Two logs are equal when they hold and count the same writes, whatever
+/// their bounds.
+impl PartialEq for WriteLog {
+    fn eq(&self, other: &WriteLog) -> bool {
+        (&self.buf, self.kept, self.writes, self.bytes)
+            == (&other.buf, other.kept, other.writes, other.bytes)
+    }
+}
+
+impl Eq for WriteLog {}
 
 /// The kept writes of a [`WriteLog`], in commit order.
 pub struct Kept<'a> {

@@ -7,8 +7,9 @@
 //! `Load`: the loop, the register diff and the fault report are the core's.
 
 use crate::conv::{fault_error, input_error, reg_to_py};
-use crate::log::WriteLog;
+use crate::log::{LogState, WriteLog};
 use crate::memory::Memory;
+use crate::pickle::{bad_state, json_hash, reduce, Pickled, Reduced};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::False;
@@ -36,8 +37,66 @@ pub struct Effects {
     warnings: Vec<String>,
 }
 
+/// An [`Effects`]' pickle state: the write log, the registers' JSON, the
+/// outcome, the units executed and the warnings.
+type EffectsState<'py> = (LogState<'py>, String, String, usize, Vec<String>);
+
+impl Pickled for Effects {
+    const KIND: &'static str = "Effects";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let regs = serde_json::to_string(&self.regs).map_err(bad_state)?;
+        let state: EffectsState<'py> = (
+            self.log.state(py),
+            regs,
+            self.outcome.to_string(),
+            self.executed,
+            self.warnings.clone(),
+        );
+        Ok(state.into_pyobject(py)?.into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (log, regs, outcome, executed, warnings): EffectsState<'_> = state.extract()?;
+        let outcome = match outcome.as_str() {
+            "ok" => "ok",
+            "pending" => "pending",
+            other => return Err(bad_state(format!("outcome `{other}`"))),
+        };
+        Ok(Effects {
+            log: WriteLog::from_state(&log).ok_or_else(|| bad_state("a broken write log"))?,
+            regs: serde_json::from_str(&regs).map_err(bad_state)?,
+            outcome,
+            executed,
+            warnings,
+        })
+    }
+}
+
 #[pymethods]
 impl Effects {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| {
+            let o = o.get();
+            (&o.log, &o.regs, o.outcome, o.executed, &o.warnings)
+                == (
+                    &self.log,
+                    &self.regs,
+                    self.outcome,
+                    self.executed,
+                    &self.warnings,
+                )
+        })
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(
+            self.outcome,
+            self.executed,
+            self.log.writes(),
+            self.log.bytes(),
+        ))
+    }
     /// The writes, in commit order, as `(addr, bytes)`: all of them, or the
     /// first ones when `truncated` (those that fit the call's `keep_bytes`).
     #[getter]

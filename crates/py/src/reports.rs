@@ -4,7 +4,8 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, reg_to_py, to_py, OrInput};
-use crate::log::{WriteLog, KEEP_DEFAULT};
+use crate::log::{LogState, WriteLog, KEEP_DEFAULT};
+use crate::pickle::{bad_state, from_json, json_hash, json_state, reduce, Pickled, Reduced};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -38,6 +39,15 @@ pub struct Field(pub report::ExplainField);
 
 #[pymethods]
 impl Field {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The field's name in the ISA's field table, e.g. `header.opcode`.
     #[getter]
     fn name(&self) -> &str {
@@ -89,6 +99,15 @@ pub struct Explanation(pub report::Explanation);
 
 #[pymethods]
 impl Explanation {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// One line naming what is explained.
     #[getter]
     fn title(&self) -> &str {
@@ -128,6 +147,15 @@ pub struct Check(pub report::Check);
 
 #[pymethods]
 impl Check {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The check's stable name (prefixed `#<index>:` in a stream of several).
     #[getter]
     fn name(&self) -> &str {
@@ -166,6 +194,15 @@ pub struct Validation(pub report::Validation);
 
 #[pymethods]
 impl Validation {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// True when no check failed.
     #[getter]
     fn valid(&self) -> bool {
@@ -211,6 +248,25 @@ pub struct Verdict {
 
 #[pymethods]
 impl Verdict {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    /// Equal verdicts: the same ISA, count and invalid units, over objects
+    /// that hold the same bytes now.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.cast::<Self>() else {
+            return Ok(false);
+        };
+        let o = o.get();
+        if (o.isa, o.count, &o.invalid) != (self.isa, self.count, &self.invalid) {
+            return Ok(false);
+        }
+        let mine = crate::buffer::to_vec(self.data.bind(py))?;
+        with_bytes(o.data.bind(py), |b| b == mine.as_slice())
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(self.isa, self.count, &self.invalid))
+    }
     /// True when no unit failed a check.
     #[getter]
     fn valid(&self) -> bool {
@@ -255,6 +311,15 @@ pub struct Finding(pub report::Finding);
 
 #[pymethods]
 impl Finding {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The lint's stable name.
     #[getter]
     fn rule(&self) -> &str {
@@ -295,6 +360,15 @@ pub struct FaultInfo(pub report::FaultReport);
 
 #[pymethods]
 impl FaultInfo {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The fault kind's stable name, e.g. `read_only`.
     #[getter]
     fn kind(&self) -> &str {
@@ -342,6 +416,17 @@ pub struct Expect {
 
 #[pymethods]
 impl Expect {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Self>()
+            .is_ok_and(|o| (o.get().passed, &o.get().failures) == (self.passed, &self.failures))
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(self.passed, &self.failures))
+    }
     fn __repr__(&self) -> String {
         format!(
             "Expect(passed={}, failures={:?})",
@@ -363,6 +448,19 @@ pub struct Run {
 
 #[pymethods]
 impl Run {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| {
+            let o = o.get();
+            (&o.exec, &o.log, &o.dump, &o.expect)
+                == (&self.exec, &self.log, &self.dump, &self.expect)
+        })
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(self.exec.executed, self.log.writes(), self.log.bytes()))
+    }
     /// `"ok"`, `"fault"` or `"pending"`.
     #[getter]
     fn outcome(&self) -> &'static str {
@@ -476,6 +574,93 @@ impl Run {
                 String::new()
             }
         )
+    }
+}
+
+/// Pickled through the JSON of the core report each holds.
+macro_rules! json_pickled {
+    ($($t:ident),*) => {$(
+        impl Pickled for $t {
+            const KIND: &'static str = stringify!($t);
+            fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                json_state(py, &self.0)
+            }
+            fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+                Ok($t(from_json(state)?))
+            }
+        }
+    )*};
+}
+
+json_pickled!(Field, Explanation, Check, Validation, Finding, FaultInfo);
+
+impl Pickled for Expect {
+    const KIND: &'static str = "Expect";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok((self.passed, self.failures.clone())
+            .into_pyobject(py)?
+            .into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (passed, failures) = state.extract()?;
+        Ok(Expect { passed, failures })
+    }
+}
+
+impl Pickled for Verdict {
+    const KIND: &'static str = "Verdict";
+    /// `(isa, count, invalid, a bytes copy of the object checked)`.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = with_bytes(self.data.bind(py), |b| PyBytes::new(py, b))?;
+        Ok((self.isa, self.count, self.invalid.clone(), data)
+            .into_pyobject(py)?
+            .into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (isa, count, invalid, data): (String, usize, Vec<usize>, Bound<'_, PyBytes>) =
+            state.extract()?;
+        let isa = xstore_isas::lookup(&isa).map_err(|d| bad_state(&d.message))?;
+        Ok(Verdict {
+            isa: isa.name(),
+            count,
+            invalid,
+            data: data.into_any().unbind(),
+        })
+    }
+}
+
+/// A [`Run`]'s pickle state: the core's `Exec` as JSON, the write log, the
+/// dumps and the `[expect]` verdict.
+type RunState<'py> = (
+    String,
+    LogState<'py>,
+    Vec<(u64, Bound<'py, PyBytes>)>,
+    Option<(bool, Vec<String>)>,
+);
+
+impl Pickled for Run {
+    const KIND: &'static str = "Run";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let exec = serde_json::to_string(&self.exec).map_err(bad_state)?;
+        let dump: Vec<_> = self
+            .dump
+            .iter()
+            .map(|(a, b)| (*a, PyBytes::new(py, b)))
+            .collect();
+        let state: RunState<'py> = (exec, self.log.state(py), dump, self.expect.clone());
+        Ok(state.into_pyobject(py)?.into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (exec, log, dump, expect): RunState<'_> = state.extract()?;
+        Ok(Run {
+            exec: serde_json::from_str(&exec).map_err(bad_state)?,
+            log: WriteLog::from_state(&log).ok_or_else(|| bad_state("a broken write log"))?,
+            dump: dump
+                .into_iter()
+                .map(|(a, b)| (a, b.as_bytes().to_vec()))
+                .collect(),
+            expect,
+        })
     }
 }
 
@@ -639,6 +824,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(isa_names, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::pickle::restore, m)?)?;
     m.add_class::<Field>()?;
     m.add_class::<Explanation>()?;
     m.add_class::<Check>()?;
