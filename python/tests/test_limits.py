@@ -233,3 +233,34 @@ def test_a_call_that_writes_64_mib_holds_at_most_its_bound(mode: str) -> None:
     counts = f"{256 * BLOCKS} {65536 * BLOCKS} {kept} True"
     assert lines == [counts + {"execute": " 0 0", "hooked": f" {256 * BLOCKS} {65536 * BLOCKS}",
                                "run": ""}[mode]]
+
+
+def text_calls(t: str, b: bytes) -> List[Callable[[], Any]]:
+    """Every API call that takes text or bytes, with `t` and `b` in their places."""
+    m = q7.Machine()
+    return [
+        *(lambda isa=isa: xstore.asm(isa, t) for isa in xstore.isa_names()),
+        *(lambda isa=isa: xstore.disasm(isa, b) for isa in xstore.isa_names()),
+        *(lambda isa=isa: xstore.explain(isa, t) for isa in xstore.isa_names()),
+        *(lambda isa=isa: xstore.explain(isa, b) for isa in xstore.isa_names()),
+        *(lambda isa=isa: xstore.validate(isa, b) for isa in xstore.isa_names()),
+        lambda: neuron.check(b), lambda: pto.check(b), lambda: q7.check(b),
+        lambda: neuron.decode(b), lambda: pto.decode(b), lambda: q7.decode(b),
+        lambda: q7.assemble(t),
+        lambda: m.execute(t), lambda: neuron.Machine().execute(b),
+        lambda: pto.Machine().execute(b), lambda: m.execute(b),
+        lambda: m.reg(t), lambda: m.set_reg(t, 1), lambda: m.set_reg("v0", t),
+        lambda: m.set_reg("v0", b),
+        lambda: xstore.run(text=t), lambda: xstore.lint(text=t),
+        lambda: xstore.Memory([(0, 16, t)]),
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=80), st.binary(max_size=80))
+def test_no_text_or_bytes_make_the_native_code_panic(t: str, b: bytes) -> None:
+    for call in text_calls(t, b):
+        try:
+            call()
+        except EXPECTED_ERRORS:
+            pass
