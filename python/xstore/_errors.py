@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, Type
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,32 @@ class Location:
 
 
 class Error(Exception):
-    """The base of every error xstore raises."""
+    """The base of every error xstore raises. Errors pickle (so that they
+    cross processes, e.g. out of a ``multiprocessing.Pool``) and compare
+    equal when they are of one class with the same message and parts."""
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # The default calls the class with `args` alone, which the keyword
+        # parts of InputError and Fault do not allow.
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Error)
+        return self.args == other.args and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.args))
+
+
+def _rebuild(cls: Type[Error], args: Tuple[Any, ...], state: Dict[str, Any]) -> Error:
+    """An error of class ``cls`` with ``args`` and attributes ``state`` (what
+    ``Error.__reduce__`` pickles)."""
+    e = cls.__new__(cls, *args)
+    e.args = args
+    e.__dict__.update(state)
+    return e
 
 
 class InputError(Error):

@@ -7,8 +7,8 @@ use crate::outln;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
 use serde::Serialize;
 use std::io::IsTerminal;
-use xstore_core::isa::{run_scenario_with, Isa, Run};
-use xstore_core::mem::{Memory, MemoryMap};
+use xstore_core::isa::{check_dump, run_scenario_with, Isa, Run, READ_MAX, READ_MAX_TEXT};
+use xstore_core::mem::Memory;
 use xstore_core::report::{
     BenchResult, Check, CheckOrigin, ErrorReport, ExpectVerdict, Explanation, LintReport,
     RegReport, RegValue,
@@ -411,47 +411,12 @@ fn lower(
 fn parse_dump(s: &str) -> Result<(u64, u64), Diagnostic> {
     s.split_once(':')
         .and_then(|(a, l)| Some((parse_num(a)?, parse_num(l)?)))
-        .filter(|&(_, l)| l <= 1 << 24)
+        .filter(|&(_, l)| l <= READ_MAX)
         .ok_or_else(|| {
-            Diagnostic::syntax(format!("--dump `{s}` is not ADDR:LEN"))
-                .expected("ADDR:LEN with ADDR and LEN decimal or 0x hex, LEN at most 16 MiB")
-        })
-}
-
-/// A `--dump` must lie wholly in the scenario's memory map. It is checked
-/// before anything runs (the map does not change during a run), so a bad dump
-/// costs nothing and never throws a run's output away.
-fn check_dump(map: &MemoryMap, addr: u64, len: u64) -> Result<(), Diagnostic> {
-    if len == 0 {
-        return Ok(());
-    }
-    let regions = || {
-        map.regions()
-            .iter()
-            .map(|r| format!("{} [{:#x}, {:#x}]", r.name, r.base, r.last))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let Some(last) = addr.checked_add(len - 1) else {
-        return Err(Diagnostic::range(format!(
-            "--dump {addr:#x}:{len}: the range passes the top of the 64-bit address space"
-        )));
-    };
-    let mut at = addr;
-    loop {
-        let Some(i) = map.find(at) else {
-            return Err(Diagnostic::range(format!(
-                "--dump {addr:#x}:{len}: address {at:#x} is not mapped"
+            Diagnostic::syntax(format!("--dump `{s}` is not ADDR:LEN")).expected(format!(
+                "ADDR:LEN with ADDR and LEN decimal or 0x hex, LEN at most {READ_MAX_TEXT}"
             ))
-            .expected(format!("a range inside the mapped regions: {}", regions()))
-            .hint("dumps are checked against the memory map before the scenario runs"));
-        };
-        let end = map.regions()[i].last;
-        if end >= last {
-            return Ok(());
-        }
-        at = end + 1;
-    }
+        })
 }
 
 /// Write bytes a first run keeps for printing; past this, the run is repeated
@@ -595,7 +560,7 @@ fn run(
     let (sc, isa) = load_scenario(file)?;
     let map = xstore_core::isa::scenario_map(isa, &sc)?;
     for &(addr, len) in &dumps {
-        check_dump(&map, addr, len)?;
+        check_dump(&map, "--dump", addr, len)?;
     }
     drop(map);
     if let Some(path) = report {

@@ -257,6 +257,57 @@ pub fn explain_input(
     isa.explain(arg).map_err(|d| d.in_file(name))
 }
 
+/// The most bytes one read of memory hands out at once: the LEN of `xstore
+/// run --dump ADDR:LEN`, and the length of a read or a dump of the Python
+/// package. A larger read is refused before anything is allocated for it.
+pub const READ_MAX: u64 = 1 << 24;
+
+/// [`READ_MAX`] as messages give it.
+pub const READ_MAX_TEXT: &str = "16 MiB";
+
+/// A read of `len` bytes from `addr` is at most [`READ_MAX`] long; `what`
+/// names the read in the message (`--dump`, `read`).
+pub fn check_read_len(what: &str, addr: u64, len: u64) -> Result<(), Diagnostic> {
+    if len <= READ_MAX {
+        return Ok(());
+    }
+    Err(Diagnostic::range(format!(
+        "{what} {addr:#x}:{len}: one read takes at most {READ_MAX_TEXT}"
+    ))
+    .expected(format!(
+        "a length of at most {READ_MAX_TEXT} ({READ_MAX} bytes)"
+    )))
+}
+
+/// A dump (`len` bytes from `addr`, read after a scenario's run) is at most
+/// [`READ_MAX`] long and lies wholly in the scenario's memory map `map`.
+/// Checked before anything runs (the map does not change during a run), so
+/// a bad dump costs nothing and never throws a run's output away. `what`
+/// names the dump in messages (`--dump`).
+pub fn check_dump(map: &MemoryMap, what: &str, addr: u64, len: u64) -> Result<(), Diagnostic> {
+    check_read_len(what, addr, len)?;
+    let Err(f) = map.check_read(addr, len) else {
+        return Ok(());
+    };
+    if let FaultKind::AddressOverflow { .. } = f.kind {
+        return Err(Diagnostic::range(format!(
+            "{what} {addr:#x}:{len}: the range passes the top of the 64-bit address space"
+        )));
+    }
+    let regions = map
+        .regions()
+        .iter()
+        .map(|r| format!("{} [{:#x}, {:#x}]", r.name, r.base, r.last))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(Diagnostic::range(format!(
+        "{what} {addr:#x}:{len}: address {:#x} is not mapped",
+        f.addr
+    ))
+    .expected(format!("a range inside the mapped regions: {regions}"))
+    .hint("dumps are checked against the memory map before the scenario runs"))
+}
+
 /// The text of a scenario of isa `isa` whose program is `lines` (one unit
 /// each) and whose tables are `tables`: the form of every ISA's
 /// [`IsaInfo::sample_scenario`].

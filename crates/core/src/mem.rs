@@ -217,6 +217,22 @@ impl MemoryMap {
         }
     }
 
+    /// Whether `len` bytes from `addr` may be read: the range does not pass
+    /// 2^64 - 1 and every byte of it is mapped (readable or not writable
+    /// alike), or the fault at the first byte that is not. Checks the map
+    /// alone, so a caller can refuse a range before it allocates for it.
+    #[inline]
+    pub fn check_read(&self, addr: u64, len: u64) -> Result<(), Fault> {
+        if len == 0 {
+            return Ok(());
+        }
+        let last = addr.checked_add(len - 1).ok_or(Fault {
+            kind: FaultKind::AddressOverflow { len },
+            addr,
+        })?;
+        self.check(addr, last, false)
+    }
+
     /// Index of the region containing `addr`.
     #[inline]
     pub fn find(&self, addr: u64) -> Option<usize> {
@@ -514,10 +530,7 @@ impl Memory {
     /// Read `buf.len()` bytes from `addr`. Both `rw` and `r` regions are readable;
     /// never-written bytes read as their region's fill byte. Allocates nothing.
     pub fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
-        let Some(last) = span_last(addr, buf.len())? else {
-            return Ok(());
-        };
-        self.check_mapped(addr, last, false)?;
+        self.map.check_read(addr, buf.len() as u64)?;
         self.copy_out(addr, buf);
         Ok(())
     }

@@ -148,6 +148,13 @@ impl serde::Serialize for Provenance {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Provenance {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

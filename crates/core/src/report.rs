@@ -4,10 +4,10 @@
 
 use crate::prov::Provenance;
 use crate::scenario::Outcome;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One field of an instruction, as `explain` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExplainField {
     /// The field's name in the ISA's field table, e.g. `opcode`.
     pub name: String,
@@ -31,7 +31,7 @@ pub struct ExplainField {
 /// `j` of byte `k`), so for a PTO command word and a Q7 bundle they are the
 /// bits of its little-endian word, and for a Neuron instruction byte `k` of
 /// the 64 holds bits `8k + 7 ..= 8k`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldSpan {
     /// The field's least significant bit.
     pub lsb: u32,
@@ -65,7 +65,7 @@ impl FieldSpan {
 }
 
 /// What a field's bits hold, as a diagram marks them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SpanKind {
     /// A value the instruction chooses (an operand, an opcode among several,
@@ -79,7 +79,7 @@ pub enum SpanKind {
 }
 
 /// `explain` for one instruction (or one mnemonic).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Explanation {
     /// One line naming what is explained, e.g. the instruction and its opcode.
     pub title: String,
@@ -93,7 +93,7 @@ pub struct Explanation {
 }
 
 /// Whether a check comes from the specification or is this project's assumption.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckOrigin {
     /// The check's rule comes from a specification or vendor source; JSON `spec`.
@@ -119,7 +119,7 @@ impl CheckOrigin {
 }
 
 /// One validation check.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     /// The check's stable name (its [`CheckDef`](crate::rules::CheckDef) row's,
     /// prefixed with the instruction's index in a stream).
@@ -151,7 +151,7 @@ impl Check {
 }
 
 /// `validate`'s verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Validation {
     /// True when no check failed (checks that cannot be decided, and
     /// [`CheckOrigin::Prose`] checks, do not count).
@@ -177,7 +177,7 @@ impl Validation {
 }
 
 /// Severity of a lint finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// A hazard in the program; `lint` counts these in its `warnings` total.
@@ -198,7 +198,7 @@ impl Severity {
 }
 
 /// One lint finding.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     /// Stable name of the lint.
     pub rule: String,
@@ -222,7 +222,7 @@ pub fn warning_count(findings: &[Finding]) -> usize {
 }
 
 /// `lint`'s answer: every finding and the number of warnings among them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LintReport {
     /// The findings, in program order.
     pub findings: Vec<Finding>,
@@ -251,7 +251,7 @@ pub struct ErrorReport<'a> {
 
 /// A fault as reported by `run`. Its fields are in alphabetical order, the
 /// order of its keys in `run --json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultReport {
     /// The first failing byte, when the fault has an address.
     pub address: Option<u64>,
@@ -269,7 +269,7 @@ pub struct FaultReport {
 }
 
 /// A register value after execution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RegValue {
     /// A register of at most 64 bits, as a JSON number.
@@ -279,7 +279,7 @@ pub enum RegValue {
 }
 
 /// One register after execution.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegReport {
     /// The register's name as the ISA spells it.
     pub name: String,
@@ -290,7 +290,7 @@ pub struct RegReport {
 }
 
 /// What an ISA's executor reports (memory effects travel through the trace).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exec {
     /// How execution ended: ok, at a fault, or pending.
     pub outcome: Outcome,
@@ -320,7 +320,7 @@ impl Exec {
 }
 
 /// The verdict of a scenario's `[expect]` block, as `run --json` prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpectVerdict {
     /// One sentence per expectation that does not hold.
     pub failures: Vec<String>,
@@ -342,7 +342,7 @@ impl ExpectVerdict {
 /// A scenario's run as `xstore run --json` prints it (its fields in
 /// alphabetical order, the order of its keys). The command line streams the
 /// same members one at a time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
     /// The regions asked for, read after execution.
     pub dump: Vec<WriteRecord>,
@@ -385,7 +385,7 @@ impl RunReport {
 }
 
 /// One memory write as `run` prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRecord {
     /// Address of the first byte written.
     pub addr: u64,
@@ -394,7 +394,7 @@ pub struct WriteRecord {
 }
 
 /// One benchmark case, as `xstore bench --json` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchResult {
     /// The case's stable name, e.g. `memory.contiguous_64k` or `neuron.decode_validate`.
     pub name: String,

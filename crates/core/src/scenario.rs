@@ -13,7 +13,7 @@ use crate::mem::{Access, Region};
 pub use crate::tomlval::{parse_document, Fields, Item, Key, Table, Value};
 
 /// Outcome of executing a program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Every instruction completed; JSON and scenario files write `ok`.

@@ -317,6 +317,51 @@ fn reads_of_unmapped_bytes_fault() {
     assert_eq!(m.peek(0x100f, 2), vec![Some(0), None]);
 }
 
+#[test]
+fn a_read_range_is_checked_against_the_map_alone() {
+    let map = MemoryMap::new(vec![
+        rw(0x1000, 0x10),
+        rw(0x1010, 0x10),
+        Region::new(u64::MAX - 0xf, 0x10, Access::ReadOnly).unwrap(),
+    ])
+    .unwrap();
+    // Adjacent regions form one range, and a read-only region is readable.
+    assert_eq!(map.check_read(0x1008, 0x10), Ok(()));
+    assert_eq!(map.check_read(u64::MAX - 3, 4), Ok(()));
+    assert_eq!(map.check_read(0x9999, 0), Ok(()));
+    // The first failing byte, before anything is allocated: a length far
+    // beyond what could be allocated is refused by the map.
+    assert_eq!(
+        map.check_read(0x1008, 1 << 40),
+        Err(Fault {
+            kind: FaultKind::Unmapped,
+            addr: 0x1020
+        })
+    );
+    assert_eq!(
+        map.check_read(0x100, 1),
+        Err(Fault {
+            kind: FaultKind::Unmapped,
+            addr: 0x100
+        })
+    );
+    assert_eq!(
+        map.check_read(u64::MAX, 2),
+        Err(Fault {
+            kind: FaultKind::AddressOverflow { len: 2 },
+            addr: u64::MAX
+        })
+    );
+    // Memory::read answers the same.
+    let m = Memory::new(map.clone());
+    let mut b = [0u8; 0x20];
+    assert_eq!(m.read(0x1008, &mut b[..0x10]), Ok(()));
+    assert_eq!(
+        m.read(0x1008, &mut b).unwrap_err(),
+        map.check_read(0x1008, 0x20).unwrap_err()
+    );
+}
+
 // ---- the central invariant: a fault writes nothing ----
 
 #[derive(Debug, Clone)]

@@ -5,9 +5,11 @@
 
 mod buffer;
 mod conv;
+mod log;
 mod machine;
 mod memory;
 mod neuron;
+mod pickle;
 mod pto;
 mod q7;
 mod reports;

@@ -1,4 +1,5 @@
-//! What the three `Machine` classes share: the write collector, `Effects`,
+//! What the three `Machine` classes share: `Effects` (with the call's
+//! bounded [`WriteLog`]),
 //! the register mapping, the execution loop over the stepping layer
 //! (`xstore_core::step`; with the write hooks called after each unit's
 //! commit) and the `machine_class!` macro that defines the classes. Each
@@ -6,7 +7,9 @@
 //! `Load`: the loop, the register diff and the fault report are the core's.
 
 use crate::conv::{fault_error, input_error, reg_to_py};
+use crate::log::{LogState, WriteLog};
 use crate::memory::Memory;
+use crate::pickle::{bad_state, json_hash, reduce, Pickled, Reduced};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::False;
@@ -15,58 +18,115 @@ use pyo3::PyClass;
 use std::borrow::Borrow;
 use xstore_core::report::RegReport;
 use xstore_core::step::{Cursor, Load, Registers, Stop, UnitFault};
-use xstore_core::{Diagnostic, TraceSink};
-
-/// The writes of a call, in commit order, kept in one buffer.
-#[derive(Debug, Default)]
-pub struct Sink {
-    recs: Vec<(u64, usize, usize)>,
-    data: Vec<u8>,
-}
-
-impl TraceSink for Sink {
-    #[inline]
-    fn write(&mut self, addr: u64, bytes: &[u8]) {
-        self.recs.push((addr, self.data.len(), bytes.len()));
-        self.data.extend_from_slice(bytes);
-    }
-}
-
-impl Sink {
-    fn get(&self, i: usize) -> (u64, &[u8]) {
-        let (a, at, n) = self.recs[i];
-        (a, &self.data[at..at + n])
-    }
-}
+use xstore_core::Diagnostic;
 
 /// A machine of an ISA crate as the Python classes drive it.
 pub trait IsaMachine: Load + Registers + Send + Sync + 'static {}
 
 impl<M: Load + Registers + Send + Sync + 'static> IsaMachine for M {}
 
-/// What `Machine.execute` did: the writes in commit order, the registers it
-/// changed, how it ended and how many instructions (PTO: blocks) completed.
+/// What `Machine.execute` did: the writes in commit order (those that fit
+/// its bound, and the count of all), the registers it changed, how it ended
+/// and how many instructions (PTO: blocks) completed.
 #[pyclass(module = "xstore", frozen)]
 pub struct Effects {
-    sink: Sink,
+    log: WriteLog,
     regs: Vec<RegReport>,
     outcome: &'static str,
     executed: usize,
     warnings: Vec<String>,
 }
 
+/// An [`Effects`]' pickle state: the write log, the registers' JSON, the
+/// outcome, the units executed and the warnings.
+type EffectsState<'py> = (LogState<'py>, String, String, usize, Vec<String>);
+
+impl Pickled for Effects {
+    const KIND: &'static str = "Effects";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let regs = serde_json::to_string(&self.regs).map_err(bad_state)?;
+        let state: EffectsState<'py> = (
+            self.log.state(py),
+            regs,
+            self.outcome.to_string(),
+            self.executed,
+            self.warnings.clone(),
+        );
+        Ok(state.into_pyobject(py)?.into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (log, regs, outcome, executed, warnings): EffectsState<'_> = state.extract()?;
+        let outcome = match outcome.as_str() {
+            "ok" => "ok",
+            "pending" => "pending",
+            other => return Err(bad_state(format!("outcome `{other}`"))),
+        };
+        Ok(Effects {
+            log: WriteLog::from_state(&log).ok_or_else(|| bad_state("a broken write log"))?,
+            regs: serde_json::from_str(&regs).map_err(bad_state)?,
+            outcome,
+            executed,
+            warnings,
+        })
+    }
+}
+
 #[pymethods]
 impl Effects {
-    /// The writes, in commit order, as `(addr, bytes)`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| {
+            let o = o.get();
+            (&o.log, &o.regs, o.outcome, o.executed, &o.warnings)
+                == (
+                    &self.log,
+                    &self.regs,
+                    self.outcome,
+                    self.executed,
+                    &self.warnings,
+                )
+        })
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(
+            self.outcome,
+            self.executed,
+            self.log.writes(),
+            self.log.bytes(),
+        ))
+    }
+    /// The writes, in commit order, as `(addr, bytes)`: all of them, or the
+    /// first ones when `truncated` (those that fit the call's `keep_bytes`).
     #[getter]
     fn writes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
-            py,
-            (0..self.sink.recs.len()).map(|i| {
-                let (a, b) = self.sink.get(i);
-                (a, PyBytes::new(py, b))
-            }),
-        )
+        self.log.to_list(py)
+    }
+    /// Writes committed, kept in `writes` or not.
+    #[getter]
+    fn write_count(&self) -> u64 {
+        self.log.writes()
+    }
+    /// Bytes written, kept in `writes` or not.
+    #[getter]
+    fn bytes_written(&self) -> u64 {
+        self.log.bytes()
+    }
+    /// Writes committed but not kept in `writes` (they passed `keep_bytes`).
+    #[getter]
+    fn writes_omitted(&self) -> u64 {
+        self.log.writes_omitted()
+    }
+    /// Bytes written but not kept in `writes`.
+    #[getter]
+    fn bytes_omitted(&self) -> u64 {
+        self.log.bytes_omitted()
+    }
+    /// True when `writes` holds only the first writes (`writes_omitted > 0`).
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.log.writes_omitted() > 0
     }
     /// The registers execution changed: name → int, or bytes for a wide register.
     #[getter]
@@ -94,10 +154,15 @@ impl Effects {
     }
     fn __repr__(&self) -> String {
         format!(
-            "Effects(outcome={:?}, executed={}, writes={}, regs changed={})",
+            "Effects(outcome={:?}, executed={}, writes={}{}, regs changed={})",
             self.outcome,
             self.executed,
-            self.sink.recs.len(),
+            self.log.writes(),
+            if self.log.writes_omitted() > 0 {
+                format!(" ({} kept)", self.log.kept())
+            } else {
+                String::new()
+            },
             self.regs.len()
         )
     }
@@ -193,36 +258,46 @@ pub fn machine_memory(
     }
 }
 
-/// Hand the writes `from..` of `sink` to the memory's hooks, in commit order.
-fn call_hooks(py: Python<'_>, memory: &Py<Memory>, sink: &Sink, from: usize) -> PyResult<()> {
-    if from == sink.recs.len() {
-        return Ok(());
-    }
-    let hooks: Vec<Py<PyAny>> = memory
+/// The hooks of `memory` now, each referenced, so that a hook may add or
+/// remove hooks while they are called (the change counts from the next unit).
+fn hooks_of(py: Python<'_>, memory: &Py<Memory>) -> Vec<Py<PyAny>> {
+    memory
         .borrow(py)
         .hooks
         .iter()
         .map(|(_, h)| h.clone_ref(py))
-        .collect();
-    for i in from..sink.recs.len() {
-        let (a, b) = sink.get(i);
+        .collect()
+}
+
+/// Hand a unit's writes to `hooks`, in commit order.
+fn call_hooks(py: Python<'_>, hooks: &[Py<PyAny>], unit: &WriteLog) -> PyResult<()> {
+    for (a, b) in unit.iter() {
         let b = PyBytes::new(py, b);
-        for h in &hooks {
+        for h in hooks {
             h.call1(py, (a, &b))?;
         }
     }
     Ok(())
 }
 
+/// Units between two looks for a signal (Ctrl-C): a long `execute` raises
+/// `KeyboardInterrupt` within this many units of it.
+const SIGNAL_EVERY: usize = 4096;
+
 /// Execute `prog` on the machine `slf` through the stepping layer's
-/// [`Cursor`]: unit by unit until the end, a fault or a pending unit. Each
-/// unit's writes are handed to the memory's hooks after its commit, with
-/// neither the machine nor the memory borrowed, so a hook may read both.
+/// [`Cursor`]: unit by unit until the end, a fault or a pending unit. The
+/// writes are kept in a [`WriteLog`] of `keep` bytes. When the memory has
+/// hooks, each unit's writes are held until its commit and then handed to
+/// them, with neither the machine nor the memory borrowed, so a hook may
+/// read both. Every [`SIGNAL_EVERY`] units a pending signal's exception
+/// (`KeyboardInterrupt` for Ctrl-C) is raised, the state as the completed
+/// units left it, as after a fault.
 pub fn drive<C, A>(
     slf: &Bound<'_, C>,
     prog: &A::Owned,
     arch: fn(&mut C) -> &mut A,
     memory: &Py<Memory>,
+    keep: usize,
 ) -> PyResult<Effects>
 where
     C: PyClass<Frozen = False>,
@@ -230,18 +305,35 @@ where
 {
     let py = slf.py();
     let snap = arch(&mut slf.borrow_mut()).snapshot();
-    let mut sink = Sink::default();
+    let mut log = WriteLog::new(keep);
+    let mut unit = WriteLog::new(usize::MAX);
     let mut cursor = Cursor::new();
     loop {
-        let seen = sink.recs.len();
+        if cursor.next_index() % SIGNAL_EVERY == SIGNAL_EVERY - 1 {
+            // Between two units: the state is as the completed ones left it.
+            py.check_signals()?;
+        }
         // Neither the machine nor the memory stays borrowed past the step.
-        let stepped = {
+        let (stepped, hooked) = {
             let mut me = slf.borrow_mut();
             let mut mem = memory.borrow_mut(py);
-            cursor.step(arch(&mut me), prog.borrow(), &mut mem.mem, &mut sink)
+            if mem.hooks.is_empty() {
+                let s = cursor.step(arch(&mut me), prog.borrow(), &mut mem.mem, &mut log);
+                (s, false)
+            } else {
+                unit.clear();
+                let s = cursor.step(arch(&mut me), prog.borrow(), &mut mem.mem, &mut unit);
+                (s, true)
+            }
         };
         match stepped {
-            Some((_, true)) => call_hooks(py, memory, &sink, seen)?,
+            Some((_, true)) if hooked => {
+                for (a, b) in unit.iter() {
+                    log.push(a, b);
+                }
+                call_hooks(py, &hooks_of(py, memory), &unit)?;
+            }
+            Some((_, true)) => {}
             _ => break,
         }
     }
@@ -249,7 +341,7 @@ where
     arch(&mut slf.borrow_mut()).changed(&snap, &mut regs);
     let out = cursor.finish();
     let mut fx = Effects {
-        sink,
+        log,
         regs,
         outcome: "ok",
         executed: out.executed,
@@ -341,12 +433,17 @@ macro_rules! machine_class {
             /// Execute a program (bytes-like, or assembly text) in one call. Returns
             /// `Effects`; a fault raises `xstore.Fault` (with `.effects` of the
             /// instructions that completed) and the faulting instruction
-            /// changed nothing.
-            fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<$crate::machine::Effects> {
+            /// changed nothing. The writes are kept while they fit `keep_bytes`
+            /// (each costs its bytes and 16; 1 MiB by default), then only
+            /// counted; the memory's hooks see every one. Ctrl-C raises
+            /// `KeyboardInterrupt` within a few thousand instructions, the state
+            /// as the completed ones left it.
+            #[pyo3(signature = (data, *, keep_bytes=$crate::log::KEEP_DEFAULT))]
+            fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>, keep_bytes: usize) -> PyResult<$crate::machine::Effects> {
                 let py = slf.py();
                 let prog = $crate::machine::decode_program::<$arch>(py, data)?;
                 let memory = slf.borrow().memory.clone_ref(py);
-                $crate::machine::drive(slf, &prog, |c: &mut Self| &mut c.arch, &memory)
+                $crate::machine::drive(slf, &prog, |c: &mut Self| &mut c.arch, &memory, keep_bytes)
             }
             $($extra)*
         }

@@ -82,9 +82,16 @@ impl Memory {
             .collect()
     }
 
-    /// `n` bytes from `addr`; an unmapped byte raises `xstore.Fault`.
-    fn read<'py>(&self, py: Python<'py>, addr: u64, n: usize) -> PyResult<Bound<'py, PyBytes>> {
-        let mut buf = vec![0u8; n];
+    /// `n` bytes from `addr`, at most 16 MiB (a longer read is an
+    /// `xstore.InputError`); an unmapped byte raises `xstore.Fault`. Both are
+    /// found before anything is allocated.
+    fn read<'py>(&self, py: Python<'py>, addr: u64, n: u64) -> PyResult<Bound<'py, PyBytes>> {
+        xstore_core::isa::check_read_len("read", addr, n).or_input(py)?;
+        self.mem
+            .map()
+            .check_read(addr, n)
+            .map_err(|f| access_fault(py, f))?;
+        let mut buf = vec![0u8; n as usize];
         self.mem
             .read(addr, &mut buf)
             .map_err(|f| access_fault(py, f))?;

@@ -2,6 +2,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::OrInput;
+use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -16,8 +17,29 @@ const INST_LEN: usize = 64;
 #[pyclass(name = "Instruction", module = "xstore.neuron", frozen)]
 pub struct Instruction(pub Inst);
 
+impl Pickled for Instruction {
+    const KIND: &'static str = "neuron.Instruction";
+    /// The instruction's 64 bytes.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyBytes::new(py, &self.0.encode()).into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let b = state.cast::<PyBytes>()?;
+        let mut insts = <xstore_neuron::Machine as Load>::decode(b.as_bytes())
+            .map_err(|d| bad_state(&d.message))?
+            .into_iter();
+        match (insts.next(), insts.next()) {
+            (Some(i), None) => Ok(Instruction(i)),
+            _ => Err(bad_state("not one instruction")),
+        }
+    }
+}
+
 #[pymethods]
 impl Instruction {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
     /// The instruction's 64 bytes.
     fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.encode())

@@ -3,6 +3,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, OrInput};
+use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -13,8 +14,35 @@ use xstore_pto::{TileSpec, Word};
 #[pyclass(name = "Instruction", module = "xstore.pto", frozen)]
 pub struct Instruction(pub Word);
 
+impl Pickled for Instruction {
+    const KIND: &'static str = "pto.Instruction";
+    /// The word's bytes.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyBytes::new(py, &self.0.encode()).into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let b = state.cast::<PyBytes>()?;
+        let mut words = xstore_pto::decode(b.as_bytes())
+            .map_err(|e| bad_state(Diagnostic::from(e).message.clone()))?
+            .into_iter();
+        match (words.next(), words.next()) {
+            (Some(w), None) => Ok(Instruction(w)),
+            _ => Err(bad_state("not one command word")),
+        }
+    }
+}
+
 #[pymethods]
 impl Instruction {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.0.encode().hash(&mut h);
+        h.finish()
+    }
     /// The word's bytes (2 or 4, little-endian as in memory).
     fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.encode())

@@ -2,6 +2,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, OrInput};
+use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -14,8 +15,36 @@ use xstore_q7::{Bundle, Misaligned, Options};
 #[pyclass(name = "Instruction", module = "xstore.q7", frozen)]
 pub struct Instruction(pub Bundle);
 
+impl Pickled for Instruction {
+    const KIND: &'static str = "q7.Instruction";
+    /// The bundle's canonical text (most bundles have no public bytes; a
+    /// bundle kept as bytes prints as `.byte`, which assembles back).
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pyo3::types::PyString::new(py, &self.0.to_string()).into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text: String = state.extract()?;
+        let mut bundles = xstore_q7::assemble(&text)
+            .map_err(|d| bad_state(&d.message))?
+            .into_iter();
+        match (bundles.next(), bundles.next()) {
+            (Some(b), None) => Ok(Instruction(b)),
+            _ => Err(bad_state("not one bundle")),
+        }
+    }
+}
+
 #[pymethods]
 impl Instruction {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.0.to_string().hash(&mut h);
+        h.finish()
+    }
     /// The bundle's 8 bytes; an InputError for a bundle with no public encoding.
     fn encode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let b = self

@@ -4,10 +4,12 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, reg_to_py, to_py, OrInput};
+use crate::log::{LogState, WriteLog, KEEP_DEFAULT};
+use crate::pickle::{bad_state, from_json, json_hash, json_state, reduce, Pickled, Reduced};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use xstore_core::isa::{build_memory, run_scenario, Isa};
+use xstore_core::isa::{build_memory, check_dump, run_scenario_with, Isa};
 use xstore_core::report;
 use xstore_core::scenario::Scenario;
 use xstore_core::{DiagKind, Diagnostic};
@@ -37,6 +39,15 @@ pub struct Field(pub report::ExplainField);
 
 #[pymethods]
 impl Field {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The field's name in the ISA's field table, e.g. `header.opcode`.
     #[getter]
     fn name(&self) -> &str {
@@ -88,6 +99,15 @@ pub struct Explanation(pub report::Explanation);
 
 #[pymethods]
 impl Explanation {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// One line naming what is explained.
     #[getter]
     fn title(&self) -> &str {
@@ -127,6 +147,15 @@ pub struct Check(pub report::Check);
 
 #[pymethods]
 impl Check {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The check's stable name (prefixed `#<index>:` in a stream of several).
     #[getter]
     fn name(&self) -> &str {
@@ -162,6 +191,15 @@ pub struct Validation(pub report::Validation);
 
 #[pymethods]
 impl Validation {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// True when no check failed.
     #[getter]
     fn valid(&self) -> bool {
@@ -207,6 +245,25 @@ pub struct Verdict {
 
 #[pymethods]
 impl Verdict {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    /// Equal verdicts: the same ISA, count and invalid units, over objects
+    /// that hold the same bytes now.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.cast::<Self>() else {
+            return Ok(false);
+        };
+        let o = o.get();
+        if (o.isa, o.count, &o.invalid) != (self.isa, self.count, &self.invalid) {
+            return Ok(false);
+        }
+        let mine = crate::buffer::to_vec(self.data.bind(py))?;
+        with_bytes(o.data.bind(py), |b| b == mine.as_slice())
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(self.isa, self.count, &self.invalid))
+    }
     /// True when no unit failed a check.
     #[getter]
     fn valid(&self) -> bool {
@@ -251,6 +308,15 @@ pub struct Finding(pub report::Finding);
 
 #[pymethods]
 impl Finding {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The lint's stable name.
     #[getter]
     fn rule(&self) -> &str {
@@ -291,6 +357,15 @@ pub struct FaultInfo(pub report::FaultReport);
 
 #[pymethods]
 impl FaultInfo {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The fault kind's stable name, e.g. `read_only`.
     #[getter]
     fn kind(&self) -> &str {
@@ -338,6 +413,17 @@ pub struct Expect {
 
 #[pymethods]
 impl Expect {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Self>()
+            .is_ok_and(|o| (o.get().passed, &o.get().failures) == (self.passed, &self.failures))
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(self.passed, &self.failures))
+    }
     fn __repr__(&self) -> String {
         format!(
             "Expect(passed={}, failures={:?})",
@@ -347,17 +433,31 @@ impl Expect {
     }
 }
 
-/// The result of a scenario run, as `xstore run --json` reports it.
+/// The result of a scenario run, as `xstore run --json` reports it; its
+/// writes kept while they fit the call's bound.
 #[pyclass(module = "xstore", frozen)]
 pub struct Run {
     exec: report::Exec,
-    writes: Vec<report::WriteRecord>,
+    log: WriteLog,
     dump: Vec<(u64, Vec<u8>)>,
     expect: Option<(bool, Vec<String>)>,
 }
 
 #[pymethods]
 impl Run {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| {
+            let o = o.get();
+            (&o.exec, &o.log, &o.dump, &o.expect)
+                == (&self.exec, &self.log, &self.dump, &self.expect)
+        })
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&(self.exec.executed, self.log.writes(), self.log.bytes()))
+    }
     /// `"ok"`, `"fault"` or `"pending"`.
     #[getter]
     fn outcome(&self) -> &'static str {
@@ -373,14 +473,36 @@ impl Run {
     fn executed(&self) -> usize {
         self.exec.executed
     }
-    /// The writes in commit order, as `(addr, bytes)`.
+    /// The writes in commit order, as `(addr, bytes)`: all of them, or the
+    /// first ones when `truncated` (those that fit `run`'s `keep_bytes`).
     #[getter]
     fn writes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let items = self.writes.iter().map(|w| {
-            let b = xstore_core::hex::decode(&w.hex).unwrap_or_default();
-            (w.addr, PyBytes::new(py, &b))
-        });
-        PyList::new(py, items)
+        self.log.to_list(py)
+    }
+    /// Writes committed, kept in `writes` or not.
+    #[getter]
+    fn write_count(&self) -> u64 {
+        self.log.writes()
+    }
+    /// Bytes written, kept in `writes` or not.
+    #[getter]
+    fn bytes_written(&self) -> u64 {
+        self.log.bytes()
+    }
+    /// Writes committed but not kept in `writes` (they passed `keep_bytes`).
+    #[getter]
+    fn writes_omitted(&self) -> u64 {
+        self.log.writes_omitted()
+    }
+    /// Bytes written but not kept in `writes`.
+    #[getter]
+    fn bytes_omitted(&self) -> u64 {
+        self.log.bytes_omitted()
+    }
+    /// True when `writes` holds only the first writes (`writes_omitted > 0`).
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.log.writes_omitted() > 0
     }
     /// The regions asked for with `dumps`, read after execution, as `(addr, bytes)`.
     #[getter]
@@ -408,7 +530,8 @@ impl Run {
             .clone()
             .map(|(passed, failures)| Expect { passed, failures })
     }
-    /// The run as `xstore run --json` prints it.
+    /// The run as `xstore run --json` prints it (its `writes` those of
+    /// `.writes`: the first ones only when `truncated`).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let dump = self
             .dump
@@ -425,16 +548,116 @@ impl Run {
                 failures: failures.clone(),
                 passed: *passed,
             });
-        let r = report::RunReport::new(&self.exec, expect, self.writes.clone(), dump);
+        let writes = self
+            .log
+            .iter()
+            .map(|(addr, b)| report::WriteRecord {
+                addr,
+                hex: xstore_core::hex::encode(b),
+            })
+            .collect();
+        let r = report::RunReport::new(&self.exec, expect, writes, dump);
         to_py(py, &r)
     }
     fn __repr__(&self) -> String {
         format!(
-            "Run(outcome={:?}, executed={}, writes={})",
+            "Run(outcome={:?}, executed={}, writes={}{})",
             self.exec.outcome.as_str(),
             self.exec.executed,
-            self.writes.len()
+            self.log.writes(),
+            if self.log.writes_omitted() > 0 {
+                format!(" ({} kept)", self.log.kept())
+            } else {
+                String::new()
+            }
         )
+    }
+}
+
+/// Pickled through the JSON of the core report each holds.
+macro_rules! json_pickled {
+    ($($t:ident),*) => {$(
+        impl Pickled for $t {
+            const KIND: &'static str = stringify!($t);
+            fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                json_state(py, &self.0)
+            }
+            fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+                Ok($t(from_json(state)?))
+            }
+        }
+    )*};
+}
+
+json_pickled!(Field, Explanation, Check, Validation, Finding, FaultInfo);
+
+impl Pickled for Expect {
+    const KIND: &'static str = "Expect";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok((self.passed, self.failures.clone())
+            .into_pyobject(py)?
+            .into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (passed, failures) = state.extract()?;
+        Ok(Expect { passed, failures })
+    }
+}
+
+impl Pickled for Verdict {
+    const KIND: &'static str = "Verdict";
+    /// `(isa, count, invalid, a bytes copy of the object checked)`.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let data = with_bytes(self.data.bind(py), |b| PyBytes::new(py, b))?;
+        Ok((self.isa, self.count, self.invalid.clone(), data)
+            .into_pyobject(py)?
+            .into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (isa, count, invalid, data): (String, usize, Vec<usize>, Bound<'_, PyBytes>) =
+            state.extract()?;
+        let isa = xstore_isas::lookup(&isa).map_err(|d| bad_state(&d.message))?;
+        Ok(Verdict {
+            isa: isa.name(),
+            count,
+            invalid,
+            data: data.into_any().unbind(),
+        })
+    }
+}
+
+/// A [`Run`]'s pickle state: the core's `Exec` as JSON, the write log, the
+/// dumps and the `[expect]` verdict.
+type RunState<'py> = (
+    String,
+    LogState<'py>,
+    Vec<(u64, Bound<'py, PyBytes>)>,
+    Option<(bool, Vec<String>)>,
+);
+
+impl Pickled for Run {
+    const KIND: &'static str = "Run";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let exec = serde_json::to_string(&self.exec).map_err(bad_state)?;
+        let dump: Vec<_> = self
+            .dump
+            .iter()
+            .map(|(a, b)| (*a, PyBytes::new(py, b)))
+            .collect();
+        let state: RunState<'py> = (exec, self.log.state(py), dump, self.expect.clone());
+        Ok(state.into_pyobject(py)?.into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (exec, log, dump, expect): RunState<'_> = state.extract()?;
+        Ok(Run {
+            exec: serde_json::from_str(&exec).map_err(bad_state)?,
+            log: WriteLog::from_state(&log).ok_or_else(|| bad_state("a broken write log"))?,
+            dump: dump
+                .into_iter()
+                .map(|(a, b)| (a, b.as_bytes().to_vec()))
+                .collect(),
+            expect,
+        })
     }
 }
 
@@ -507,17 +730,29 @@ fn load(
 }
 
 /// Run a scenario (a file `path`, or TOML `text`) as `xstore run` does;
-/// `dumps` is a sequence of `(addr, length)` read after execution.
+/// `dumps` is a sequence of `(addr, length)` read after execution, each at
+/// most 16 MiB and checked against the memory map before the run. The writes
+/// are kept while they fit `keep_bytes` (each costs its bytes and 16; 1 MiB
+/// by default), then only counted.
 #[pyfunction]
-#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new()))]
+#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT))]
 fn run(
     py: Python<'_>,
     path: Option<&Bound<'_, PyAny>>,
     text: Option<&str>,
     dumps: Vec<(u64, u64)>,
+    keep_bytes: usize,
 ) -> PyResult<Run> {
     let (sc, isa) = load(py, path, text)?;
-    let r = run_scenario(isa, &sc, xstore_core::mem::DEFAULT_CAP).or_input(py)?;
+    let map = xstore_core::isa::scenario_map(isa, &sc).or_input(py)?;
+    for &(addr, len) in &dumps {
+        check_dump(&map, "dump", addr, len)
+            .map_err(|d| d.in_file(&sc.file))
+            .or_input(py)?;
+    }
+    drop(map);
+    let mut log = WriteLog::new(keep_bytes);
+    let r = run_scenario_with(isa, &sc, xstore_core::mem::DEFAULT_CAP, &mut log).or_input(py)?;
     let mut dump = Vec::new();
     for (addr, len) in dumps {
         let mut buf = vec![0u8; len as usize];
@@ -534,7 +769,7 @@ fn run(
             .has_expect
             .then_some((r.expect_failures.is_empty(), r.expect_failures)),
         exec: r.exec,
-        writes: r.writes,
+        log,
         dump,
     })
 }
@@ -586,6 +821,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(isa_names, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::pickle::restore, m)?)?;
     m.add_class::<Field>()?;
     m.add_class::<Explanation>()?;
     m.add_class::<Check>()?;
