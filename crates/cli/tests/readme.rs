@@ -1,4 +1,5 @@
-//! Every example in README.md pastes and prints what is shown.
+//! Every example in README.md and docs/verify.md pastes and prints what is
+//! shown.
 //!
 //! Each ```console block is a list of `$ COMMAND` lines, each followed by the
 //! output it shows (stdout and stderr, as a terminal interleaves them). A
@@ -26,6 +27,10 @@ struct Example {
 const EXCERPT: &str = "# excerpt";
 
 fn examples(markdown: &str) -> Vec<Example> {
+    examples_of(markdown, "README.md")
+}
+
+fn examples_of(markdown: &str, file: &str) -> Vec<Example> {
     let mut out: Vec<Example> = Vec::new();
     let mut in_console = false;
     for (i, line) in markdown.lines().enumerate() {
@@ -51,7 +56,7 @@ fn examples(markdown: &str) -> Vec<Example> {
         } else {
             let ex = out
                 .last_mut()
-                .unwrap_or_else(|| panic!("README.md:{}: output before any `$ ` command", i + 1));
+                .unwrap_or_else(|| panic!("{file}:{}: output before any `$ ` command", i + 1));
             ex.shown.push(line.trim_end().to_string());
         }
     }
@@ -91,16 +96,26 @@ fn is_subsequence(want: &[String], got: &[String]) -> bool {
 
 #[test]
 fn every_readme_console_example_prints_what_it_shows() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    check_console_examples("README.md", 10);
+}
+
+#[test]
+fn every_verify_doc_console_example_prints_what_it_shows() {
+    check_console_examples("docs/verify.md", 6);
+}
+
+/// Run every console example of `file` (at least `min` of them) and compare.
+fn check_console_examples(file: &str, min: usize) {
+    let readme = std::fs::read_to_string(root().join(file)).unwrap();
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_xstore"));
     let bin_dir = bin.parent().unwrap();
-    let examples = examples(&readme);
-    assert!(examples.len() >= 10, "{} examples", examples.len());
+    let examples = examples_of(&readme, file);
+    assert!(examples.len() >= min, "{file}: {} examples", examples.len());
     let mut problems = Vec::new();
     for ex in &examples {
         if ex.command.contains('…') {
             problems.push(format!(
-                "README.md:{}: the command elides part of itself: {}",
+                "{file}:{}: the command elides part of itself: {}",
                 ex.line, ex.command
             ));
             continue;
@@ -117,7 +132,7 @@ fn every_readme_console_example_prints_what_it_shows() {
         };
         if !ok {
             problems.push(format!(
-                "README.md:{}: `{}` printed{}:\n{}\n--- README shows:\n{}",
+                "{file}:{}: `{}` printed{}:\n{}\n--- {file} shows:\n{}",
                 ex.line,
                 ex.command,
                 if ex.excerpt {

@@ -34,3 +34,8 @@ pub use compare::{compare, Class, Divergence, Match};
 pub use cosim::Cosim;
 pub use gen::{Campaign, GenScenario, Shard};
 pub use golden::{golden_run, Golden};
+
+/// docs/verify.md's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/verify.md")]
+pub struct VerifyDoc;
