@@ -57,7 +57,7 @@ pub(crate) enum Other {
         trace: Option<String>,
     },
     /// Constrained-random programs, each a self-checking scenario whose
-    /// [expect] is the model's result
+    /// `[expect]` is the model's result
     Gen(GenArgs),
     /// Functional coverage of scenarios: hit counts and holes
     Cover {

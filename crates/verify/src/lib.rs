@@ -5,7 +5,7 @@
 //!   self-checking scenario whose `[expect]` is the model's result;
 //! - [`cover`]: functional coverage of scenarios;
 //! - [`trace`]: the unit trace format (JSON Lines, versioned);
-//! - [`compare`]: another implementation's trace against the model's run,
+//! - [`mod@compare`]: another implementation's trace against the model's run,
 //!   to the first divergence;
 //! - [`cosim`]: the same comparison in lockstep, one unit at a time.
 //!
