@@ -1,12 +1,12 @@
-//! Execution from structured random state, with the fault-atomicity oracle,
+//! Execution of generated programs, with the intent and fault-atomicity oracles,
 //! and the Q7 valign stream against a small reference of the stream contract.
 
-use crate::gen;
 use crate::text::{load, CAP};
 use arbitrary::Unstructured;
 use std::cell::Cell;
 use xstore_core::hex;
 use xstore_core::isa::{run_scenario, Isa};
+use xstore_core::verify::{Config, Intent, Rng};
 
 thread_local! {
     /// Instructions the targets have executed (completed) on this thread, for
@@ -22,28 +22,36 @@ fn count(c: &'static std::thread::LocalKey<Cell<usize>>, n: usize) {
     c.with(|c| c.set(c.get() + n));
 }
 
-/// A program generated from the ISA's examples (see the `gen` module) runs;
-/// when instruction `i` faults, the same scenario cut before `i` runs clean
-/// and leaves exactly the same writes and registers: the faulting instruction
-/// changed nothing.
+/// A program of the verification kit's generator (the ISA's own, with its
+/// default configuration), its choices drawn from the fuzzer's bytes, runs:
+/// it does what its generator meant (complete, or stop with that fault kind
+/// at that unit), and when unit `i` faults, the same scenario cut before `i`
+/// runs clean and leaves exactly the same writes and registers: the faulting
+/// unit changed nothing.
 pub fn execute(isa: &dyn Isa, data: &[u8]) {
-    let mut u = Unstructured::new(data);
-    let Ok(Some(g)) = gen::scenario(isa, &mut u) else {
-        return;
-    };
-    let text = g.render(g.insts.len());
-    let Some((sc, isa)) = load(&text) else {
-        return;
-    };
-    let Ok(full) = run_scenario(isa, &sc, CAP) else {
-        return;
-    };
+    let cfg = Config::defaults(isa.verify().gen_spec());
+    let mut rng = Rng::from_tape(data);
+    let plan = xstore_verify::gen::plan(&cfg, &mut rng, None);
+    let g = isa.verify().generate(&cfg, &plan, &mut rng);
+    let text = g.setup.render(&g.units, "");
+    let (sc, isa) = load(&text).unwrap_or_else(|| panic!("a generated scenario loads:\n{text}"));
+    let full = run_scenario(isa, &sc, CAP).unwrap_or_else(|d| panic!("{d}\n{text}"));
     count(&EXECUTED, full.exec.executed);
     count(&EXECUTING, usize::from(full.exec.executed > 0));
-    let Some(i) = full.exec.fault.as_ref().and_then(|f| f.instruction) else {
+    let fault = full.exec.fault.as_ref();
+    match g.intent {
+        Intent::Complete => assert!(fault.is_none(), "meant to complete: {fault:?}\n{text}"),
+        Intent::Fault { unit, kind } | Intent::Illegal { unit, kind, .. } => assert_eq!(
+            fault.map(|f| (f.instruction, f.kind.as_str())),
+            Some((Some(unit), kind)),
+            "meant to fault\n{text}"
+        ),
+        Intent::Pending { unit } => assert_eq!(full.exec.executed, unit, "{text}"),
+    }
+    let Some(i) = fault.and_then(|f| f.instruction) else {
         return;
     };
-    let cut = g.render(i);
+    let cut = g.setup.render(&g.units[..i], "");
     let (sc, _) = load(&cut).expect("a prefix of a program that loaded loads");
     let part = run_scenario(isa, &sc, CAP).expect("a prefix of a program that ran runs");
     assert_eq!(part.exec.executed, i, "the prefix runs clean:\n{cut}");

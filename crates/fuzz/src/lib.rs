@@ -13,7 +13,6 @@
 #![deny(missing_docs)]
 
 mod exec;
-mod gen;
 mod text;
 
 pub use exec::{execute, q7_valign};
@@ -34,8 +33,8 @@ pub enum Body {
     Decode,
     /// [`assemble`]: text into the ISA's assembler.
     Assemble,
-    /// [`execute`]: a program generated from the ISA's examples, with the
-    /// fault-atomicity oracle.
+    /// [`execute`]: a program of the ISA's generator (the verification
+    /// kit's), with the intent and fault-atomicity oracles.
     Execute,
     /// [`scenario`]: text into the scenario loader.
     Scenario,
