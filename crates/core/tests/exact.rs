@@ -1,0 +1,542 @@
+//! The sparse memory held against an independent reference, byte by byte and
+//! page by page: every result (the exact fault kind and address), every byte,
+//! and the exact number of allocated pages after every operation.
+//!
+//! The reference keeps written bytes in a map and allocated pages in a set; it
+//! shares no code with the memory under test beyond the map's region list. The
+//! operations are mixed so that the memory's shortcuts are taken: pages made
+//! hot by `load` and by earlier stores (the in-place path of `store_with`),
+//! page 0 wholly writable beside read-only pages, addresses one below their
+//! alignment, spans over several pages, and caps of a few pages, so the cheap
+//! page bound and the exact page count of the allocation cap both decide.
+
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use xstore_core::mem::PAGE_SIZE;
+use xstore_core::{
+    Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction,
+};
+
+const TOP_PAGE: u64 = u64::MAX - (PAGE_SIZE - 1);
+
+/// One write as the reference sees it: address, data, alignment, and the
+/// bytes it touches with their masks (`0xff` for a whole byte).
+#[derive(Debug, Clone)]
+enum W {
+    Plain(u64, Vec<u8>, u64),
+    Enabled(u64, Vec<u8>, Vec<bool>),
+    Nibble(u64, u8, bool),
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Load(u64, Vec<u8>),
+    Commit(Vec<W>),
+    Store(u64, Vec<u8>, u64),
+    StoreWith(u64, Vec<u8>, u64),
+    Spans(Vec<(u64, Vec<u8>, u64)>),
+}
+
+struct Reference {
+    regions: Vec<Region>,
+    bytes: BTreeMap<u64, u8>,
+    pages: BTreeSet<u64>,
+    cap_pages: u64,
+}
+
+/// A write's touched bytes: `(address, value, mask)` in address order.
+type Touched = Vec<(u64, u8, u8)>;
+
+impl Reference {
+    fn region(&self, a: u64) -> Option<&Region> {
+        self.regions.iter().find(|r| r.base <= a && a <= r.last)
+    }
+
+    fn byte(&self, a: u64) -> Option<u8> {
+        let r = self.region(a)?;
+        Some(self.bytes.get(&a).copied().unwrap_or(r.fill))
+    }
+
+    /// The bytes a write touches, or its fault (overflow, alignment, then the
+    /// touched bytes in address order).
+    fn touched(&self, w: &W) -> Result<Touched, Fault> {
+        let (addr, len, align) = match w {
+            W::Plain(a, d, al) => (*a, d.len(), *al),
+            W::Enabled(a, d, _) => (*a, d.len(), 1),
+            W::Nibble(a, _, _) => (*a, 1, 1),
+        };
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        if (addr as u128) + (len as u128) - 1 > u64::MAX as u128 {
+            return Err(Fault {
+                kind: FaultKind::AddressOverflow { len: len as u64 },
+                addr,
+            });
+        }
+        if addr % align != 0 {
+            return Err(Fault {
+                kind: FaultKind::Misaligned { align },
+                addr,
+            });
+        }
+        let out: Touched = match w {
+            W::Plain(a, d, _) => d
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (a + i as u64, b, 0xff))
+                .collect(),
+            W::Enabled(a, d, e) => d
+                .iter()
+                .zip(e)
+                .enumerate()
+                .filter(|(_, (_, &on))| on)
+                .map(|(i, (&b, _))| (a + i as u64, b, 0xff))
+                .collect(),
+            W::Nibble(a, v, hi) => {
+                let (v, m) = if *hi {
+                    ((v & 0xf) << 4, 0xf0)
+                } else {
+                    (v & 0xf, 0x0f)
+                };
+                vec![(*a, v, m)]
+            }
+        };
+        for &(a, _, _) in &out {
+            match self.region(a) {
+                None => {
+                    return Err(Fault {
+                        kind: FaultKind::Unmapped,
+                        addr: a,
+                    })
+                }
+                Some(r) if r.access == Access::ReadOnly => {
+                    return Err(Fault {
+                        kind: FaultKind::ReadOnly,
+                        addr: a,
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn cap_fault(&self, addr: u64) -> Fault {
+        Fault {
+            kind: FaultKind::AllocationCap {
+                cap: self.cap_pages * PAGE_SIZE,
+            },
+            addr,
+        }
+    }
+
+    /// One instruction's writes: all probed, then the cap over the distinct
+    /// new pages (the first page in address order that does not fit), then
+    /// applied in order.
+    fn instruction(&mut self, writes: &[W]) -> Result<(), Fault> {
+        let mut all = Vec::new();
+        for w in writes {
+            all.push(self.touched(w)?);
+        }
+        let new: BTreeSet<u64> = all
+            .iter()
+            .flatten()
+            .map(|&(a, _, _)| a / PAGE_SIZE)
+            .filter(|p| !self.pages.contains(p))
+            .collect();
+        let room = self.cap_pages.saturating_sub(self.pages.len() as u64);
+        if new.len() as u64 > room {
+            let first_over = *new.iter().nth(room as usize).unwrap();
+            return Err(self.cap_fault(first_over * PAGE_SIZE));
+        }
+        for (a, v, m) in all.into_iter().flatten() {
+            let old = self.byte(a).unwrap();
+            self.bytes.insert(a, (old & !m) | (v & m));
+            self.pages.insert(a / PAGE_SIZE);
+        }
+        Ok(())
+    }
+
+    /// Scenario initialisation: permissions ignored, every byte mapped, the
+    /// cap over the span's missing pages, the fault at the load's address.
+    fn load(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        if (addr as u128) + (data.len() as u128) - 1 > u64::MAX as u128 {
+            return Err(Fault {
+                kind: FaultKind::AddressOverflow {
+                    len: data.len() as u64,
+                },
+                addr,
+            });
+        }
+        let span = || (0..data.len() as u64).map(|i| addr + i);
+        if let Some(a) = span().find(|&a| self.region(a).is_none()) {
+            return Err(Fault {
+                kind: FaultKind::Unmapped,
+                addr: a,
+            });
+        }
+        let new: BTreeSet<u64> = span()
+            .map(|a| a / PAGE_SIZE)
+            .filter(|p| !self.pages.contains(p))
+            .collect();
+        if self.pages.len() as u64 + new.len() as u64 > self.cap_pages {
+            return Err(self.cap_fault(addr));
+        }
+        for (a, &b) in span().zip(data) {
+            self.bytes.insert(a, b);
+            self.pages.insert(a / PAGE_SIZE);
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, op: &Op) -> Result<(), Fault> {
+        match op {
+            Op::Load(a, d) => self.load(*a, d),
+            Op::Commit(ws) => self.instruction(ws),
+            Op::Store(a, d, al) | Op::StoreWith(a, d, al) => {
+                self.instruction(&[W::Plain(*a, d.clone(), *al)])
+            }
+            Op::Spans(spans) => {
+                let ws: Vec<W> = spans
+                    .iter()
+                    .map(|(a, d, al)| W::Plain(*a, d.clone(), *al))
+                    .collect();
+                self.instruction(&ws)
+            }
+        }
+    }
+}
+
+fn run(m: &mut Memory, op: &Op) -> Result<(), Fault> {
+    match op {
+        Op::Load(a, d) => m.load(*a, d),
+        Op::Commit(ws) => {
+            let mut tx = Transaction::new();
+            for w in ws {
+                match w {
+                    W::Plain(a, d, al) => tx.write_aligned(*a, d, *al),
+                    W::Enabled(a, d, e) => tx.write_enabled(*a, d, e),
+                    W::Nibble(a, v, hi) => tx.write_nibble(*a, *v, *hi),
+                }
+            }
+            m.commit(&tx, &mut NoTrace)
+        }
+        Op::Store(a, d, al) => m.store(*a, d, *al, &mut NoTrace),
+        Op::StoreWith(a, d, al) => {
+            m.store_with(*a, d.len(), *al, &mut NoTrace, |dst| dst.copy_from_slice(d))
+        }
+        Op::Spans(spans) => {
+            let refs: Vec<(u64, &[u8], u64)> = spans
+                .iter()
+                .map(|(a, d, al)| (*a, d.as_slice(), *al))
+                .collect();
+            m.store_spans(&refs, &mut NoTrace)
+        }
+    }
+}
+
+/// The addresses compared after each operation: the low pages and the top one.
+fn window() -> impl Iterator<Item = (u64, usize)> {
+    [(0, 7 * PAGE_SIZE as usize), (TOP_PAGE, PAGE_SIZE as usize)].into_iter()
+}
+
+fn same_state(m: &Memory, r: &Reference) -> Result<(), TestCaseError> {
+    for (base, len) in window() {
+        let got = m.peek(base, len);
+        for (i, g) in got.into_iter().enumerate() {
+            let a = base + i as u64;
+            prop_assert_eq!(g, r.byte(a), "byte {:#x}", a);
+        }
+    }
+    prop_assert_eq!(
+        m.allocated_bytes(),
+        r.pages.len() as u64 * PAGE_SIZE,
+        "allocated pages"
+    );
+    Ok(())
+}
+
+/// Seven low pages and the top page, each a gap, wholly read-write, wholly
+/// read-only, or split at a random offset into read-write then read-only (or
+/// then a gap); page 0 is often wholly writable.
+fn arb_regions() -> impl Strategy<Value = Vec<Region>> {
+    prop::collection::vec((0u8..5, 1u64..PAGE_SIZE, any::<u8>()), 8).prop_map(|pages| {
+        let mut out = Vec::new();
+        for (i, (kind, split, fill)) in pages.into_iter().enumerate() {
+            let base = if i == 7 {
+                TOP_PAGE
+            } else {
+                i as u64 * PAGE_SIZE
+            };
+            let region = |off: u64, size: u64, access| {
+                Region::new(base + off, size, access)
+                    .unwrap()
+                    .with_fill(fill)
+            };
+            match kind {
+                0 => {}
+                1 | 2 => out.push(region(0, PAGE_SIZE, Access::ReadWrite)),
+                3 => out.push(region(0, PAGE_SIZE, Access::ReadOnly)),
+                _ => {
+                    out.push(region(0, split, Access::ReadWrite));
+                    if fill % 2 == 0 {
+                        out.push(region(split, PAGE_SIZE - split, Access::ReadOnly));
+                    }
+                }
+            }
+        }
+        out
+    })
+}
+
+/// Low addresses (often one below an alignment, often near a page edge) and
+/// addresses at the top of the space.
+fn arb_addr() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..0x80,
+        (0u64..7, 0u64..64).prop_map(|(p, o)| p * PAGE_SIZE + o),
+        (1u64..7, 1u64..64).prop_map(|(p, o)| p * PAGE_SIZE - o),
+        0u64..7 * PAGE_SIZE,
+        (0u64..0x80).prop_map(|o| u64::MAX - o),
+    ]
+}
+
+/// Short data, and now and then data over one, two or three pages.
+fn arb_data() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        6 => prop::collection::vec(any::<u8>(), 0..80),
+        1 => (1usize..3 * PAGE_SIZE as usize + 2).prop_map(|n| vec![0x5a; n]),
+    ]
+}
+
+fn arb_align() -> impl Strategy<Value = u64> {
+    prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(64)]
+}
+
+fn arb_write() -> impl Strategy<Value = W> {
+    prop_oneof![
+        (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| W::Plain(a, d, al)),
+        (
+            arb_addr(),
+            prop::collection::vec((any::<u8>(), any::<bool>()), 0..80)
+        )
+            .prop_map(|(a, v)| {
+                let (d, e) = v.into_iter().unzip();
+                W::Enabled(a, d, e)
+            }),
+        (arb_addr(), any::<u8>(), any::<bool>()).prop_map(|(a, v, h)| W::Nibble(a, v, h)),
+    ]
+}
+
+fn arb_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => (arb_addr(), arb_data()).prop_map(|(a, d)| Op::Load(a, d)),
+        2 => prop::collection::vec(arb_write(), 1..4).prop_map(Op::Commit),
+        2 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::Store(a, d, al)),
+        3 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::StoreWith(a, d, al)),
+        1 => prop::collection::vec((arb_addr(), arb_data(), arb_align()), 1..4).prop_map(Op::Spans),
+    ]
+}
+
+/// An operation, or a load that makes a page hot followed by a `store_with`
+/// into the same page (its in-place path).
+fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
+    prop_oneof![
+        3 => arb_op().prop_map(|op| vec![op]),
+        1 => (
+            0u64..7,
+            0u64..PAGE_SIZE,
+            prop_oneof![0u64..0x80, 0u64..PAGE_SIZE],
+            prop::collection::vec(any::<u8>(), 0..80),
+            arb_align(),
+        )
+            .prop_map(|(page, at, off, d, al)| {
+                let base = page * PAGE_SIZE;
+                vec![Op::Load(base + at, vec![0xee]), Op::StoreWith(base + off, d, al)]
+            }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Every operation gives the reference's result, bytes and page count.
+    #[test]
+    fn the_sparse_memory_equals_the_page_counting_reference(
+        regions in arb_regions(),
+        cap_pages in prop_oneof![1 => 0u64..3, 2 => 1u64..6, 1 => Just(64u64)],
+        groups in prop::collection::vec(arb_ops(), 1..12),
+    ) {
+        let ops: Vec<Op> = groups.into_iter().flatten().collect();
+        let map = MemoryMap::new(regions.clone()).unwrap();
+        let mut m = Memory::new(map).with_cap(cap_pages * PAGE_SIZE);
+        let mut r = Reference { regions, bytes: BTreeMap::new(), pages: BTreeSet::new(), cap_pages };
+        for (i, op) in ops.iter().enumerate() {
+            let want = r.run(op);
+            let got = run(&mut m, op);
+            prop_assert_eq!(got, want, "operation {} {:?}", i, op);
+            same_state(&m, &r)?;
+        }
+    }
+}
+
+fn rw(base: u64, size: u64) -> Region {
+    Region::new(base, size, Access::ReadWrite).unwrap()
+}
+
+fn ro(base: u64, size: u64) -> Region {
+    Region::new(base, size, Access::ReadOnly).unwrap()
+}
+
+/// A read-only page made hot by `load` refuses `store_with`, while page 0 is
+/// wholly writable (the in-place path must ask about the page written, not
+/// another one).
+#[test]
+fn a_read_only_page_made_hot_by_load_refuses_an_aligned_store() {
+    let map = MemoryMap::new(vec![rw(0, PAGE_SIZE), ro(2 * PAGE_SIZE, PAGE_SIZE)]).unwrap();
+    let mut m = Memory::new(map);
+    m.load(2 * PAGE_SIZE + 8, &[1, 2, 3, 4]).unwrap();
+    for (addr, align) in [(2 * PAGE_SIZE, 8), (2 * PAGE_SIZE + 8, 4)] {
+        let got = m.store_with(addr, 4, align, &mut NoTrace, |d| d.fill(9));
+        assert_eq!(
+            got,
+            Err(Fault {
+                kind: FaultKind::ReadOnly,
+                addr
+            })
+        );
+        let got = m.store(addr, &[9; 4], align, &mut NoTrace);
+        assert_eq!(got.unwrap_err().kind, FaultKind::ReadOnly);
+    }
+    assert_eq!(
+        m.peek(2 * PAGE_SIZE + 8, 4),
+        vec![Some(1), Some(2), Some(3), Some(4)]
+    );
+}
+
+/// An address one below its alignment is misaligned, on a hot writable page.
+#[test]
+fn one_below_the_alignment_is_misaligned_on_a_hot_page() {
+    let mut m = Memory::new(MemoryMap::new(vec![rw(0, 4 * PAGE_SIZE)]).unwrap());
+    for align in [2u64, 4, 8, 64] {
+        m.store(0, &[0; 64], 64, &mut NoTrace).unwrap();
+        let got = m.store_with(align - 1, 2, align, &mut NoTrace, |d| d.fill(7));
+        assert_eq!(
+            got,
+            Err(Fault {
+                kind: FaultKind::Misaligned { align },
+                addr: align - 1
+            })
+        );
+        assert_eq!(m.peek(align - 1, 2), vec![Some(0), Some(0)]);
+    }
+}
+
+/// The cap counts distinct new pages exactly: a span over three pages and a
+/// transaction of three writes fit a room of exactly their pages and fail at
+/// the first page past it; pages already held cost nothing.
+#[test]
+fn the_cap_counts_the_new_pages_of_multi_page_spans_and_transactions() {
+    let map = || MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
+    // One span over pages 1, 2 and 3.
+    let span = vec![1u8; 2 * PAGE_SIZE as usize + 1];
+    let mut m = Memory::new(map()).with_cap(3 * PAGE_SIZE);
+    m.store(2 * PAGE_SIZE - 1, &span, 1, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), 3 * PAGE_SIZE);
+    let mut m = Memory::new(map()).with_cap(2 * PAGE_SIZE);
+    assert_eq!(
+        m.store(2 * PAGE_SIZE - 1, &span, 1, &mut NoTrace),
+        Err(Fault {
+            kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE },
+            addr: 3 * PAGE_SIZE
+        })
+    );
+    assert_eq!(m.allocated_bytes(), 0);
+    // Three writes, two of them on one page, one on a page already held.
+    let mut m = Memory::new(map()).with_cap(3 * PAGE_SIZE);
+    m.store(5 * PAGE_SIZE, &[1], 1, &mut NoTrace).unwrap();
+    let three = |t: &mut Transaction| {
+        t.write(9 * PAGE_SIZE + 4, &[2; 8]);
+        t.write(5 * PAGE_SIZE + 100, &[3; 8]);
+        t.write(7 * PAGE_SIZE + 4, &[4; 8]);
+        t.write(9 * PAGE_SIZE + 40, &[5; 8]);
+    };
+    let mut tx = Transaction::new();
+    three(&mut tx);
+    m.commit(&tx, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), 3 * PAGE_SIZE);
+    let mut m = Memory::new(map()).with_cap(2 * PAGE_SIZE);
+    m.store(5 * PAGE_SIZE, &[1], 1, &mut NoTrace).unwrap();
+    assert_eq!(
+        m.commit(&tx, &mut NoTrace),
+        Err(Fault {
+            kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE },
+            addr: 9 * PAGE_SIZE
+        })
+    );
+    assert_eq!(m.allocated_bytes(), PAGE_SIZE);
+    // A byte-enabled write allocates only the pages of its enabled bytes.
+    let mut m = Memory::new(map()).with_cap(PAGE_SIZE);
+    let data = vec![6u8; PAGE_SIZE as usize + 8];
+    let mut enables = vec![false; data.len()];
+    enables[PAGE_SIZE as usize + 2] = true;
+    let mut tx = Transaction::new();
+    tx.write_enabled(PAGE_SIZE - 4, &data, &enables);
+    m.commit(&tx, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), PAGE_SIZE);
+}
+
+/// `load` fits a cap exactly, fails one page past it at the load's address,
+/// and costs nothing on pages already held.
+#[test]
+fn load_fits_the_cap_exactly() {
+    let map = || MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
+    let two_pages = vec![1u8; PAGE_SIZE as usize + 1];
+    let mut m = Memory::new(map()).with_cap(3 * PAGE_SIZE);
+    m.load(0, &[1]).unwrap();
+    m.load(3 * PAGE_SIZE - 1, &two_pages).unwrap();
+    assert_eq!(m.allocated_bytes(), 3 * PAGE_SIZE);
+    m.load(2 * PAGE_SIZE, &two_pages).unwrap();
+    assert_eq!(
+        m.load(8 * PAGE_SIZE, &[1]),
+        Err(Fault {
+            kind: FaultKind::AllocationCap { cap: 3 * PAGE_SIZE },
+            addr: 8 * PAGE_SIZE
+        })
+    );
+    let mut m = Memory::new(map()).with_cap(2 * PAGE_SIZE);
+    m.load(0, &[1]).unwrap();
+    assert_eq!(
+        m.load(3 * PAGE_SIZE - 1, &two_pages).unwrap_err().kind,
+        FaultKind::AllocationCap { cap: 2 * PAGE_SIZE }
+    );
+    assert_eq!(m.allocated_bytes(), PAGE_SIZE);
+}
+
+/// Short writes that each straddle a page edge: four of them touch eight new
+/// pages, one more than a room of seven (the cheap bound must not undercount
+/// a transaction of many small writes).
+#[test]
+fn a_transaction_of_straddling_writes_counts_two_pages_each() {
+    let map = MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
+    let mut tx = Transaction::new();
+    for p in [1u64, 3, 5, 7] {
+        tx.write(p * PAGE_SIZE - 2, &[1; 4]);
+    }
+    let mut m = Memory::new(map.clone()).with_cap(7 * PAGE_SIZE);
+    assert_eq!(
+        m.commit(&tx, &mut NoTrace),
+        Err(Fault {
+            kind: FaultKind::AllocationCap { cap: 7 * PAGE_SIZE },
+            addr: 7 * PAGE_SIZE
+        })
+    );
+    assert_eq!(m.allocated_bytes(), 0);
+    let mut m = Memory::new(map).with_cap(8 * PAGE_SIZE);
+    m.commit(&tx, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), 8 * PAGE_SIZE);
+}
