@@ -861,6 +861,20 @@ mod tests {
     }
 
     #[test]
+    fn two_bad_slots_sixteen_apart_do_not_cancel() {
+        for slot in 0..16 {
+            for (bits, v) in [(1u8, 3u8), (NOT_A_REGISTER, 64), (NOT_A_REGISTER, 255)] {
+                let mut data = [0u8; DATA_BYTES];
+                data[slot] = v;
+                data[slot + 16] = v;
+                for n in slot + 1..=DATA_BYTES {
+                    assert!(any_slot_has(&data, n, bits), "slots {slot}, {}", slot + 16);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn one_instruction_failing_three_checks() {
         let m =
             mem2d("tensor_store.u16 [0xffffff], num_elem=(9,1), reg=(r1,r2,r3,r4,r5,r6,r7,r8,r99)");

@@ -105,50 +105,79 @@ fn reference_load(regs: &[u32; 64], i: &Mem2d) -> Option<[u32; 64]> {
     Some(r)
 }
 
+/// How the strides are drawn: both at random, or elements one after another
+/// with rows that continue each other (the dense layout, a run as long as the
+/// whole instruction), that overlap the row before, or that start a few
+/// elements before or after the end of the row before.
+#[derive(Debug, Clone, Copy)]
+enum Strides {
+    Random,
+    DenseRows,
+    OverlappingRows,
+    ContiguousRows,
+}
+
 /// Random instructions that pass every check; some spill past the end of PSUM.
 fn valid_inst() -> impl Strategy<Value = Mem2d> {
     (
-        any::<bool>(),
-        prop::sample::select(DTYPES.to_vec()),
-        any::<bool>(),
+        (
+            any::<bool>(),
+            prop::sample::select(DTYPES.to_vec()),
+            any::<bool>(),
+        ),
         1u8..=32,
         1u8..=32,
-        -40i32..=40,
-        -40i32..=40,
+        (
+            -40i32..=40,
+            -40i32..=40,
+            prop_oneof![
+                3 => Just(Strides::Random),
+                1 => Just(Strides::DenseRows),
+                1 => Just(Strides::OverlappingRows),
+                1 => Just(Strides::ContiguousRows),
+            ],
+        ),
         any::<[u8; 32]>(),
         any::<bool>(),
         0u64..0x4000,
     )
-        .prop_map(|(load, dt, imm, n0, n1, s0, s1, data, near_end, off)| {
-            let mut m = Mem2d::blank(if load {
-                Op::TensorLoad
-            } else {
-                Op::TensorStore
-            });
-            m.dtype = dt;
-            m.datasrc = (!load && imm) as u8;
-            let w = dtype_bytes(dt) as usize;
-            let cap = if m.datasrc == 1 { 32 / w } else { 32 };
-            let n0 = (n0 as usize).min(cap);
-            let n1 = (n1 as usize).min(cap / n0);
-            m.num_elem = [n0 as u8, n1 as u8];
-            m.step_elem = [s0, s1];
-            let base = if near_end {
-                0x240_0000 - 0x2000 + off
-            } else {
-                0x10_0000 + off * 16
-            };
-            m.addr_raw = base & !(w as u64 - 1);
-            if m.datasrc == 1 {
-                m.data = data;
-            } else {
-                for (k, slot) in m.data.iter_mut().enumerate() {
-                    let r = data[k] % 64;
-                    *slot = if dt == 0x1 { r & !1 } else { r };
+        .prop_map(
+            |((load, dt, imm), n0, n1, (s0, s1, strides), data, near_end, off)| {
+                let mut m = Mem2d::blank(if load {
+                    Op::TensorLoad
+                } else {
+                    Op::TensorStore
+                });
+                m.dtype = dt;
+                m.datasrc = (!load && imm) as u8;
+                let w = dtype_bytes(dt) as usize;
+                let cap = if m.datasrc == 1 { 32 / w } else { 32 };
+                let n0 = (n0 as usize).min(cap);
+                let n1 = (n1 as usize).min(cap / n0);
+                m.num_elem = [n0 as u8, n1 as u8];
+                m.step_elem = match strides {
+                    Strides::Random => [s0, s1],
+                    Strides::DenseRows => [1, n0 as i32],
+                    Strides::OverlappingRows => [1, s1.rem_euclid(n0 as i32)],
+                    Strides::ContiguousRows => [1, n0 as i32 + s1 % 4],
+                };
+                let base = if near_end {
+                    0x240_0000 - 0x2000 + off
+                } else {
+                    0x10_0000 + off * 16
+                };
+                m.addr_raw = base & !(w as u64 - 1);
+                if m.datasrc == 1 {
+                    m.data = data;
+                } else {
+                    for (k, slot) in m.data.iter_mut().enumerate() {
+                        let r = data[k] % 64;
+                        *slot = if dt == 0x1 { r & !1 } else { r };
+                    }
                 }
-            }
-            m
-        })
+                m
+            },
+        )
 }
 
 /// The lowest and the highest byte any element touches.
@@ -329,4 +358,42 @@ hex = "030000"
 "#;
     let r = common::run(text).unwrap();
     assert!(r.expect_failures.is_empty(), "{:?}", r.expect_failures);
+}
+
+/// Immediate stores of two or more rows of consecutive elements, whose rows
+/// start from three elements before to three after the end of the row before
+/// (overlapping, dense, with gaps), at every width and every shape the data
+/// field holds: the bytes the reference loop writes, and only those.
+#[test]
+fn immediate_rows_near_the_dense_layout_write_what_the_loop_writes() {
+    let data: [u8; 32] = std::array::from_fn(|i| 0x40 + i as u8);
+    let mut cases = 0;
+    for dt in [0x1u8, 0x2, 0x4, 0x8] {
+        let w = dtype_bytes(dt) as usize;
+        for n0 in 1..=32 / w {
+            for n1 in 2..=32 / w / n0 {
+                for s1 in n0 as i32 - 3..=n0 as i32 + 3 {
+                    let mut i = Mem2d::blank(Op::TensorStore);
+                    i.dtype = dt;
+                    i.datasrc = 1;
+                    i.num_elem = [n0 as u8, n1 as u8];
+                    i.step_elem = [1, s1];
+                    i.addr_raw = 0x10_0000;
+                    i.data = data;
+                    let want = reference_store(&[0; 64], &i).expect("mapped");
+                    let mut mem = Memory::new(PROFILES[0].map());
+                    let (lo, hi) = span(&i);
+                    Machine::new()
+                        .execute(&Instruction::Mem2d(i), &mut mem, &mut VecTrace::default())
+                        .unwrap();
+                    for (j, got) in mem.peek(lo, (hi - lo + 1) as usize).into_iter().enumerate() {
+                        let a = lo + j as u64;
+                        assert_eq!(got, Some(*want.get(&a).unwrap_or(&0)), "{i:?} at {a:#x}");
+                    }
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert!(cases > 100, "{cases}");
 }
