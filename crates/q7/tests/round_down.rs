@@ -1,11 +1,9 @@
 //! The `round_down` misaligned policy against an expectation computed here:
 //! an aligned-form store whose address is `off` bytes past an aligned base
 //! writes its whole image at the address rounded down to the image's length
-//! (docs/q7.md, "Decisions where the sources are silent or disagree", 6), for
-//! every offset of a row, at each
-//! length the aligned forms store; under `fault` the same store faults and
-//! writes nothing.
-
+//! (docs/q7.md, "Decisions where the sources are silent or disagree", 6),
+//! for every offset of a row, at each length the aligned forms store; under
+//! `fault` the same store faults and writes nothing.
 use xstore_core::{Access, Memory, MemoryMap, Region, TraceEvent, VecTrace};
 use xstore_q7::{Machine, Misaligned, Options};
 
