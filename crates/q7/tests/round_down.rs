@@ -4,6 +4,7 @@
 //! (docs/q7.md, "Decisions where the sources are silent or disagree", 6),
 //! for every offset of a row, at each length the aligned forms store; under
 //! `fault` the same store faults and writes nothing.
+
 use xstore_core::{Access, Memory, MemoryMap, Region, TraceEvent, VecTrace};
 use xstore_q7::{Machine, Misaligned, Options};
 
