@@ -540,3 +540,21 @@ fn a_transaction_of_straddling_writes_counts_two_pages_each() {
     m.commit(&tx, &mut NoTrace).unwrap();
     assert_eq!(m.allocated_bytes(), 8 * PAGE_SIZE);
 }
+
+/// The exact page count reads each write's touched bytes, no more: a plain
+/// write that ends on a page's last byte, and a byte-enabled write whose
+/// enabled run starts inside it, under a cap of exactly their pages (the
+/// transaction's cheap bound passes the room, so the pages are counted).
+#[test]
+fn the_exact_count_ends_each_run_on_its_last_byte() {
+    let map = MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
+    let mut tx = Transaction::new();
+    tx.write(PAGE_SIZE - 16, &[1; 16]);
+    let enables = [false, false, false, false, true, true, true, true];
+    tx.write_enabled(3 * PAGE_SIZE - 12, &[2; 8], &enables);
+    tx.write(PAGE_SIZE - 32, &[3; 16]);
+    let mut m = Memory::new(map).with_cap(2 * PAGE_SIZE);
+    m.commit(&tx, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), 2 * PAGE_SIZE);
+    assert_eq!(m.peek(3 * PAGE_SIZE - 8, 8), vec![Some(2); 8]);
+}
