@@ -79,6 +79,8 @@ impl AddressSpace for Simple {
     }
 
     fn write_probed(&mut self, w: Probed<'_>) {
+        // Empty writes never reach a memory.
+        assert!(!w.is_empty() && w.len() == w.data().len(), "{w:?}");
         let mut cur: Vec<u8> = (0..w.len() as u64)
             .map(|i| self.byte(w.addr() + i))
             .collect();
