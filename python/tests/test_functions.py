@@ -119,7 +119,7 @@ def test_input_error_carries_the_cli_error(cli: pathlib.Path) -> None:
     assert e.rule == "operand_class"
     assert e.location == xstore.Location(line=1, col=11)
     assert e.expected == "a vbool register (vb0..vb15)"
-    assert str(e).startswith("<input>:1:11: error: operand 1 of IVP_SBN_I must be a vbool")
+    assert str(e).startswith("<input>:1:11: error: operand 1 of IVP_SBN_I is the vec register `v0`")
     want = cli_json(cli, "q7", "asm", stdin="IVP_SBN_I v0, a3, 0")["error"]
     assert (e.kind, e.message, e.rule, e.expected, e.hint) == (
         want["kind"], want["message"], want["rule"], want["expected"], want["hint"])

@@ -821,7 +821,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(isa_names, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::pickle::restore, m)?)?;
     m.add_class::<Field>()?;
     m.add_class::<Explanation>()?;
     m.add_class::<Check>()?;
