@@ -1,7 +1,7 @@
 """Type stubs of the xstore package (the classes live in the native module)."""
 
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from typing_extensions import Buffer
 
@@ -45,7 +45,13 @@ class Check:
     @property
     def passed(self) -> Optional[bool]: ...
     @property
-    def origin(self) -> str: ...
+    def origin(self) -> Literal["spec", "assumed", "prose"]:
+        """``"spec"``: a specification or vendor source states the rule, and
+        it decides the verdict. ``"assumed"``: this project's assumed default
+        where the sources say nothing; it decides the verdict too.
+        ``"prose"``: the specification's prose states it but its executable
+        model does not enforce it; reported (and warned of by ``lint``), it
+        does not decide the verdict."""
     @property
     def detail(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]: ...

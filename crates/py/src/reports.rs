@@ -166,7 +166,13 @@ impl Check {
     fn passed(&self) -> Option<bool> {
         self.0.passed
     }
-    /// `"spec"` or `"assumed"`.
+    /// Where the check's rule comes from: `"spec"` (a specification or
+    /// vendor source states it, and it decides the verdict), `"assumed"` (this
+    /// project's assumed default where the sources say nothing; it decides the
+    /// verdict too) or `"prose"` (the specification's prose states it but its
+    /// executable model does not enforce it: reported, and warned of by
+    /// `lint`, but it does not decide the verdict, and `run` executes what the
+    /// executable model executes).
     #[getter]
     fn origin(&self) -> &'static str {
         self.0.origin.as_str()
@@ -714,7 +720,8 @@ fn load(
             let t = std::fs::read_to_string(&p).map_err(|e| {
                 input_error(
                     py,
-                    &Diagnostic::new(DiagKind::Io, format!("cannot read `{name}`: {e}")),
+                    &Diagnostic::new(DiagKind::Io, format!("cannot read `{name}`: {e}"))
+                        .in_file(&name),
                 )
             })?;
             (t, name)
@@ -735,7 +742,10 @@ fn load(
 /// are kept while they fit `keep_bytes` (each costs its bytes and 16; 1 MiB
 /// by default), then only counted.
 #[pyfunction]
-#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT))]
+#[pyo3(
+    signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT),
+    text_signature = "(path=None, *, text=None, dumps=(), keep_bytes=1048576)"
+)]
 fn run(
     py: Python<'_>,
     path: Option<&Bound<'_, PyAny>>,
