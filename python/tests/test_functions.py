@@ -179,7 +179,7 @@ def test_run_shows_its_defaults_in_help() -> None:
     import inspect
 
     sig = inspect.signature(xstore.run)
-    assert str(sig) == "(path=None, *, text=None, dumps=(), keep_bytes=1048576)"
+    assert str(sig) == "(path=None, *, text=None, dumps=(), keep_bytes=1048576, trace=None)"
     assert sig.parameters["dumps"].default == ()
 
 

@@ -1,10 +1,14 @@
 //! The native part of the Python module `xstore` (python/xstore): the Rust
 //! library behind `xstore.asm`, `disasm`, `explain`, `validate`, `run`,
-//! `lint`, `xstore.Memory` and the per-ISA modules. Every behaviour is the
+//! `lint`, `xstore.Memory`, the per-ISA modules, and the verification kit
+//! (`gen`, `coverage`, `Cosim`, `compare`, `trace`). Every behaviour is the
 //! ISA crates' and xstore-core's; this crate only converts values.
 
 mod buffer;
 mod conv;
+mod cosim;
+mod cover;
+mod gen;
 mod log;
 mod machine;
 mod memory;
@@ -13,6 +17,7 @@ mod pickle;
 mod pto;
 mod q7;
 mod reports;
+mod scenario;
 
 use pickle::{bad_state, Pickled};
 use pyo3::prelude::*;
@@ -44,6 +49,8 @@ fn restore(py: Python<'_>, kind: &str, state: &Bound<'_, PyAny>) -> PyResult<Py<
         neuron::Instruction::KIND => make::<neuron::Instruction>(py, state),
         pto::Instruction::KIND => make::<pto::Instruction>(py, state),
         q7::Instruction::KIND => make::<q7::Instruction>(py, state),
+        scenario::Scenario::KIND => make::<scenario::Scenario>(py, state),
+        cover::Coverage::KIND => make::<cover::Coverage>(py, state),
         _ => Err(bad_state(format!("no class `{kind}`"))),
     }
 }
@@ -54,6 +61,10 @@ fn restore(py: Python<'_>, kind: &str, state: &Bound<'_, PyAny>) -> PyResult<Py<
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     reports::register(m)?;
     m.add_function(wrap_pyfunction!(restore, m)?)?;
+    scenario::register(m)?;
+    gen::register(m)?;
+    cover::register(m)?;
+    cosim::register(m)?;
     memory::register(m)?;
     machine::register(m)?;
     let py = m.py();
