@@ -186,7 +186,7 @@ def campaign(isa: str, seeds: Union[int, Iterable[int]], *, count: int = 100,
     seed_list = [seeds] if isinstance(seeds, int) else list(seeds)
     if shards < 1:
         raise ValueError("shards is at least 1")
-    next(iter(_native.gen(isa, 0, 0, config=config)), None)  # a bad config fails here
+    _native.gen(isa, 0, 0, config=config)  # a bad ISA or configuration fails here, once
     tasks = [_Task(isa, s, (k, shards), count, config, dut)
              for s in seed_list for k in range(1, shards + 1)]
     results: Iterable[CampaignReport] = (

@@ -282,15 +282,19 @@ impl Cosim {
         &mut self,
         py: Python<'_>,
         writes: &Bound<'_, PyAny>,
-        regs: Option<&Bound<'_, PyDict>>,
+        regs: Option<&Bound<'_, PyAny>>,
         fault: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let writes = writes_of(writes)?;
-        let regs = match regs {
+        let regs = match regs.filter(|r| !r.is_none()) {
             None => None,
-            Some(d) => Some(
-                d.iter()
-                    .map(|(k, v)| Ok((k.extract::<String>()?, reg_from_py(&v)?)))
+            Some(m) => Some(
+                m.call_method0("items")?
+                    .try_iter()?
+                    .map(|kv| {
+                        let (k, v): (String, Bound<'_, PyAny>) = kv?.extract()?;
+                        Ok((k, reg_from_py(&v)?))
+                    })
                     .collect::<PyResult<Vec<_>>>()?,
             ),
         };

@@ -120,9 +120,11 @@ fn shard_of(py: Python<'_>, shard: Option<&Bound<'_, PyAny>>) -> PyResult<Shard>
 /// The scenarios of the campaign of `isa` and `seed`, as `xstore gen ISA
 /// --seed SEED --count COUNT [--config …] [--shard K/N]` makes them: program
 /// `i` is a pure function of the configuration, the seed and `i`, so any
-/// process generates the same one. `config` is TOML text or a path (None:
-/// the ISA's defaults); `shard` is `"K/N"` or `(K, N)`, the indices `i` with
-/// `i % N == K - 1`. An iterator: each scenario is generated when asked for.
+/// process generates the same one. `config` is TOML text (a str holding `=`
+/// or a line break), a path (any other str, or an `os.PathLike`), or None
+/// (the ISA's defaults); `shard` is `"K/N"` or `(K, N)`, the indices `i`
+/// with `i % N == K - 1`. An iterator: each scenario is generated when
+/// asked for.
 #[pyfunction]
 #[pyo3(signature = (isa, seed=1, count=1, *, config=None, shard=None))]
 pub fn gen(
