@@ -1,5 +1,5 @@
-"""Every public object has a docstring; README's and docs/python.md's Python
-examples run and print what they show."""
+"""Every public object has a docstring; the Python examples of README.md,
+docs/python.md and docs/verify.md run and print what they show."""
 
 from __future__ import annotations
 
@@ -85,7 +85,8 @@ def run_block(code: str) -> None:
     assert buf.getvalue().splitlines() == expected
 
 
-DOC_BLOCKS = [(p, n, c) for p in ("README.md", "docs/python.md") for n, c in python_blocks(p)]
+DOC_BLOCKS = [(p, n, c) for p in ("README.md", "docs/python.md", "docs/verify.md")
+              for n, c in python_blocks(p)]
 
 
 @pytest.mark.parametrize("path,line,code", DOC_BLOCKS, ids=[f"{p}:{n}" for p, n, _ in DOC_BLOCKS])
@@ -95,7 +96,8 @@ def test_doc_examples_print_what_they_show(path: str, line: int, code: str) -> N
 
 def test_the_docs_have_python_examples() -> None:
     assert len(python_blocks("README.md")) >= 2
-    assert len(python_blocks("docs/python.md")) >= 8
+    assert len(python_blocks("docs/python.md")) >= 9
+    assert len(python_blocks("docs/verify.md")) >= 2
 
 
 EXAMPLE_SCRIPTS = sorted((ROOT / "examples/python").glob("*.py"))
@@ -113,5 +115,5 @@ def test_example_scripts_run(script: "os.PathLike[str]") -> None:
 
 
 def test_there_are_three_example_scripts() -> None:
-    assert [p.name for p in EXAMPLE_SCRIPTS] == ["neuron_explain.py", "pto_numpy.py",
-                                                 "q7_valign.py"]
+    assert [p.name for p in EXAMPLE_SCRIPTS] == ["campaign.py", "neuron_explain.py",
+                                                 "pto_numpy.py", "q7_valign.py"]

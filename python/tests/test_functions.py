@@ -119,7 +119,7 @@ def test_input_error_carries_the_cli_error(cli: pathlib.Path) -> None:
     assert e.rule == "operand_class"
     assert e.location == xstore.Location(line=1, col=11)
     assert e.expected == "a vbool register (vb0..vb15)"
-    assert str(e).startswith("<input>:1:11: error: operand 1 of IVP_SBN_I must be a vbool")
+    assert str(e).startswith("<input>:1:11: error: operand 1 of IVP_SBN_I is the vec register `v0`")
     want = cli_json(cli, "q7", "asm", stdin="IVP_SBN_I v0, a3, 0")["error"]
     assert (e.kind, e.message, e.rule, e.expected, e.hint) == (
         want["kind"], want["message"], want["rule"], want["expected"], want["hint"])
@@ -162,3 +162,40 @@ def test_every_registered_isa_has_its_module() -> None:
         for attr in ["decode", "check", "Machine", "Instruction"]:
             assert hasattr(mod, attr), f"xstore.{name}.{attr}"
         assert getattr(xstore, name) is mod
+
+
+@pytest.mark.parametrize("call", [xstore.run, xstore.lint], ids=["run", "lint"])
+def test_a_file_that_cannot_be_read_is_named(call: Any) -> None:
+    # The error names the file, in its message and in its location (not `<input>`).
+    with pytest.raises(xstore.InputError) as ei:
+        call("examples/nope.toml")
+    e = ei.value
+    assert e.kind == "io" and e.location.file == "examples/nope.toml"
+    assert str(e).startswith("examples/nope.toml: error: cannot read `examples/nope.toml`")
+    assert "<input>" not in str(e)
+
+
+def test_run_shows_its_defaults_in_help() -> None:
+    import inspect
+
+    sig = inspect.signature(xstore.run)
+    assert str(sig) == "(path=None, *, text=None, dumps=(), keep_bytes=1048576, trace=None)"
+    assert sig.parameters["dumps"].default == ()
+
+
+def test_check_origins_spec_assumed_and_prose() -> None:
+    # One check of each origin the Rust side gives (report::CheckOrigin).
+    neuron = xstore.validate("neuron", xstore.asm(
+        "neuron", "tensor_load.u8 [0x0], num_elem=(1,1), reg=(r1)"))
+    by_name = {c.name: c for c in neuron.checks}
+    assert by_name["has_valid_neuron_header"].origin == "spec"
+    assert by_name["register_number_below_64"].origin == "assumed"
+    assert {c.origin for c in neuron.checks} == {"spec", "assumed"}
+    block = xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; "
+                              "B.DATR NORM, FP64; BSTOP")
+    pto = xstore.validate("pto", block)
+    prose = [c for c in pto.checks if c.origin == "prose"]
+    assert [c.name for c in prose] == ["datr_before_bindings"]
+    # A failed prose check is reported but does not decide the verdict.
+    assert prose[0].passed is False and pto.valid and pto.failed == []
+    assert prose[0].to_dict()["origin"] == "prose"

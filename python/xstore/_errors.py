@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,70 @@ class Fault(Error):
         self.instruction = instruction
         self.code = code
         self.effects = effects
+
+
+class Mismatch(Error):
+    """Another implementation's effects of a unit differ from the model's
+    (``Cosim.check``, ``xstore.compare``): the first divergence, as
+    ``xstore compare`` reports it. ``str(e)`` is that report; ``.class_`` is
+    the divergence's class (``wrong_byte``, ``missing_write``,
+    ``extra_write``, ``wrong_address``, ``write_after_fault``,
+    ``register_mismatch``, ``fault_mismatch``, ``unexpected_fault``,
+    ``missing_fault``, ``missing_unit``, ``extra_unit``); ``.unit`` the unit's
+    index in the program, ``.text`` and ``.hex`` the unit, ``.message`` the
+    difference in one sentence; ``.expected`` and ``.actual`` the unit's
+    write set in the model and on the other side as ``(addr, bytes)``
+    ranges; ``.differing`` the addresses of the bytes that differ (at most
+    256) and ``.differing_count`` how many; ``.expected_regs`` and
+    ``.actual_regs`` the registers changed (``actual_regs`` None when not
+    given); ``.expected_fault`` and ``.actual_fault`` the faults (dicts with
+    ``kind``, ``address``, ``message``, or None); ``.dont_care`` the bytes not
+    compared and why; ``.explanation`` the unit's fields, one line each; and
+    ``.line`` the trace record's line (0: none). ``to_dict()`` is the
+    ``divergence`` object of ``xstore compare --json``."""
+
+    def __init__(
+        self,
+        report_text: str,
+        *,
+        class_: str,
+        unit: int,
+        text: str = "",
+        hex: str = "",
+        message: str = "",
+        expected: Optional[List[Tuple[int, bytes]]] = None,
+        actual: Optional[List[Tuple[int, bytes]]] = None,
+        differing: Optional[List[int]] = None,
+        differing_count: int = 0,
+        expected_regs: Optional[Dict[str, Any]] = None,
+        actual_regs: Optional[Dict[str, Any]] = None,
+        expected_fault: Optional[Dict[str, Any]] = None,
+        actual_fault: Optional[Dict[str, Any]] = None,
+        dont_care: Optional[List[Dict[str, Any]]] = None,
+        explanation: Optional[List[str]] = None,
+        line: int = 0,
+        report: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        super().__init__(report_text)
+        self.class_ = class_
+        self.unit = unit
+        self.text = text
+        self.hex = hex
+        self.message = message
+        self.expected = expected or []
+        self.actual = actual or []
+        self.differing = differing or []
+        self.differing_count = differing_count
+        self.expected_regs = expected_regs or {}
+        self.actual_regs = actual_regs
+        self.expected_fault = expected_fault
+        self.actual_fault = actual_fault
+        self.dont_care = dont_care or []
+        self.explanation = explanation or []
+        self.line = line
+        self._report = report or {}
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The divergence as ``xstore compare --json`` prints it (its
+        ``divergence`` object)."""
+        return dict(self._report)

@@ -161,3 +161,51 @@ pub fn reg_from_py(v: &Bound<'_, PyAny>) -> PyResult<RegValue> {
         )),
     }
 }
+
+/// Python data as a JSON value: None, bool, int, float, str, a mapping with
+/// str keys, a list or tuple; a bytes-like object becomes its hex text.
+pub fn py_to_json(v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+    if v.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if v.cast::<PyInt>().is_ok() {
+        return Ok(match v.extract::<u64>() {
+            Ok(u) => Value::from(u),
+            Err(_) => Value::from(v.extract::<i64>()?),
+        });
+    }
+    if let Ok(f) = v.cast::<PyFloat>() {
+        return Ok(Value::from(f.value()));
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut o = serde_json::Map::new();
+        for (k, x) in d.iter() {
+            let k: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err("a record's keys are str"))?;
+            o.insert(k, py_to_json(&x)?);
+        }
+        return Ok(Value::Object(o));
+    }
+    if let Ok(b) = crate::buffer::to_vec(v) {
+        return Ok(Value::String(xstore_core::hex::encode(&b)));
+    }
+    if v.cast::<PyList>().is_ok() || v.cast::<pyo3::types::PyTuple>().is_ok() {
+        let mut a = Vec::new();
+        for x in v.try_iter()? {
+            a.push(py_to_json(&x?)?);
+        }
+        return Ok(Value::Array(a));
+    }
+    Err(PyTypeError::new_err(format!(
+        "a trace record holds JSON values and bytes, not {}",
+        v.get_type().name()?
+    )))
+}

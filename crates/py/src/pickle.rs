@@ -1,6 +1,7 @@
 //! Pickling of the result objects, so that they cross processes (a
 //! `multiprocessing.Pool` returns them pickled). Each class reduces to
-//! `xstore._pickle.restore(kind, state)`, which calls [`restore`] here: a
+//! `xstore._pickle.restore(kind, state)`, which calls the native `_restore`
+//! (at the crate root, which knows every class): a
 //! report object's state is its core report's JSON, the others' a tuple.
 //! A state that is not one raises ValueError, never a panic.
 
@@ -52,34 +53,4 @@ pub fn json_hash<T: Serialize>(v: &T) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     serde_json::to_string(v).unwrap_or_default().hash(&mut h);
     h.finish()
-}
-
-fn make<T: Pickled>(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    Ok(Py::new(py, T::restore(state)?)?.into_any())
-}
-
-/// The object of class `kind` rebuilt from `state` (what pickling an
-/// xstore object stores).
-#[pyfunction]
-#[pyo3(name = "_restore")]
-pub fn restore(py: Python<'_>, kind: &str, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    use crate::reports::{
-        Check, Expect, Explanation, FaultInfo, Field, Finding, Run, Validation, Verdict,
-    };
-    match kind {
-        Field::KIND => make::<Field>(py, state),
-        Explanation::KIND => make::<Explanation>(py, state),
-        Check::KIND => make::<Check>(py, state),
-        Validation::KIND => make::<Validation>(py, state),
-        Verdict::KIND => make::<Verdict>(py, state),
-        Finding::KIND => make::<Finding>(py, state),
-        FaultInfo::KIND => make::<FaultInfo>(py, state),
-        Expect::KIND => make::<Expect>(py, state),
-        Run::KIND => make::<Run>(py, state),
-        crate::machine::Effects::KIND => make::<crate::machine::Effects>(py, state),
-        crate::neuron::Instruction::KIND => make::<crate::neuron::Instruction>(py, state),
-        crate::pto::Instruction::KIND => make::<crate::pto::Instruction>(py, state),
-        crate::q7::Instruction::KIND => make::<crate::q7::Instruction>(py, state),
-        _ => Err(bad_state(format!("no class `{kind}`"))),
-    }
 }

@@ -6,7 +6,6 @@ use crate::buffer::with_bytes;
 use crate::conv::{input_error, reg_to_py, to_py, OrInput};
 use crate::log::{LogState, WriteLog, KEEP_DEFAULT};
 use crate::pickle::{bad_state, from_json, json_hash, json_state, reduce, Pickled, Reduced};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use xstore_core::isa::{build_memory, check_dump, run_scenario_with, Isa};
@@ -166,7 +165,13 @@ impl Check {
     fn passed(&self) -> Option<bool> {
         self.0.passed
     }
-    /// `"spec"` or `"assumed"`.
+    /// Where the check's rule comes from: `"spec"` (a specification or
+    /// vendor source states it, and it decides the verdict), `"assumed"` (this
+    /// project's assumed default where the sources say nothing; it decides the
+    /// verdict too) or `"prose"` (the specification's prose states it but its
+    /// executable model does not enforce it: reported, and warned of by
+    /// `lint`, but it does not decide the verdict, and `run` executes what the
+    /// executable model executes).
     #[getter]
     fn origin(&self) -> &'static str {
         self.0.origin.as_str()
@@ -701,49 +706,53 @@ fn validate(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vali
     ))
 }
 
-/// A scenario from `path` or `text`, parsed and checked against its ISA.
-fn load(
+/// A scenario from `path` (a file or a `Scenario`) or `text`, parsed and
+/// checked against its ISA.
+pub fn load(
     py: Python<'_>,
     path: Option<&Bound<'_, PyAny>>,
     text: Option<&str>,
 ) -> PyResult<(Scenario, &'static dyn Isa)> {
-    let (text, file) = match (path, text) {
-        (Some(p), None) => {
-            let p: std::path::PathBuf = p.extract()?;
-            let name = p.display().to_string();
-            let t = std::fs::read_to_string(&p).map_err(|e| {
-                input_error(
-                    py,
-                    &Diagnostic::new(DiagKind::Io, format!("cannot read `{name}`: {e}")),
-                )
-            })?;
-            (t, name)
-        }
-        (None, Some(t)) => (t.to_string(), "<input>".to_string()),
-        _ => {
-            return Err(PyValueError::new_err(
-                "give a scenario path or text=..., not both",
-            ))
-        }
-    };
+    let (text, file) = crate::scenario::source(py, path, text)?;
     xstore_core::isa::load_scenario(xstore_isas::all(), &text, &file).or_input(py)
 }
 
-/// Run a scenario (a file `path`, or TOML `text`) as `xstore run` does;
+/// `run(..., trace=PATH)`: the run's unit trace, written as it runs (one
+/// more run of the scenario, as `xstore run --trace` makes).
+fn write_trace(isa: &dyn Isa, sc: &Scenario, path: &std::path::Path) -> Result<(), Diagnostic> {
+    use std::io::Write;
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| {
+        Diagnostic::new(DiagKind::Io, format!("cannot write `{name}`: {e}")).in_file(&name)
+    };
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    xstore_verify::trace::write_trace(isa, sc, xstore_core::mem::DEFAULT_CAP, &mut w)?;
+    w.flush().map_err(io)
+}
+
+/// Run a scenario (a file `path` or a `Scenario`, or TOML `text`) as `xstore run` does;
 /// `dumps` is a sequence of `(addr, length)` read after execution, each at
 /// most 16 MiB and checked against the memory map before the run. The writes
 /// are kept while they fit `keep_bytes` (each costs its bytes and 16; 1 MiB
-/// by default), then only counted.
+/// by default), then only counted. `trace=PATH` also writes the run's unit
+/// trace there (`xstore run --trace`).
 #[pyfunction]
-#[pyo3(signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT))]
+#[pyo3(
+    signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT, trace=None),
+    text_signature = "(path=None, *, text=None, dumps=(), keep_bytes=1048576, trace=None)"
+)]
 fn run(
     py: Python<'_>,
     path: Option<&Bound<'_, PyAny>>,
     text: Option<&str>,
     dumps: Vec<(u64, u64)>,
     keep_bytes: usize,
+    trace: Option<std::path::PathBuf>,
 ) -> PyResult<Run> {
     let (sc, isa) = load(py, path, text)?;
+    if let Some(t) = trace {
+        write_trace(isa, &sc, &t).or_input(py)?;
+    }
     let map = xstore_core::isa::scenario_map(isa, &sc).or_input(py)?;
     for &(addr, len) in &dumps {
         check_dump(&map, "dump", addr, len)
@@ -774,7 +783,7 @@ fn run(
     })
 }
 
-/// Lint a scenario (a file `path`, or TOML `text`): the hazards found.
+/// Lint a scenario (a file `path` or a `Scenario`, or TOML `text`): the hazards found.
 #[pyfunction]
 #[pyo3(signature = (path=None, *, text=None))]
 fn lint(
@@ -821,7 +830,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(isa_names, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::pickle::restore, m)?)?;
     m.add_class::<Field>()?;
     m.add_class::<Explanation>()?;
     m.add_class::<Check>()?;
