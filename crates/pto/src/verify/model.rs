@@ -117,7 +117,8 @@ pub(crate) fn rule_forms(rule: Rule) -> &'static [&'static str] {
         | Rule::SubviewView => &["shared"],
         Rule::CubeDims | Rule::CubeDtype | Rule::CubeDescriptor => &["cube"],
         Rule::SourceLayout => &["local"],
-        Rule::SourceDims => &["local", "shared"],
+        // A CUBE source's data type is part of its descriptor check.
+        Rule::SourceDims | Rule::SourceDtype => &["local", "shared"],
         _ => &FORMS,
     }
 }
