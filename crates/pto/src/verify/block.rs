@@ -111,9 +111,8 @@ fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
         let l = match w.layout {
             Some(l) => l,
             None => g.pick_where("layout", |l| {
-                TileLayout::parse(l).is_some_and(|l| {
-                    tables::DTYPES.iter().any(|d| dtype_ok(w, l, d.name))
-                })
+                TileLayout::parse(l)
+                    .is_some_and(|l| tables::DTYPES.iter().any(|d| dtype_ok(w, l, d.name)))
             })?,
         };
         TileLayout::parse(l)?
@@ -124,7 +123,9 @@ fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
         Some(d) => d,
         None => g.pick_where("dtype", |n| dtype_ok(w, layout, n))?,
     };
-    let dtype = tables::dtype_by_name(dtype).filter(|_| dtype_ok(w, layout, dtype))?.code;
+    let dtype = tables::dtype_by_name(dtype)
+        .filter(|_| dtype_ok(w, layout, dtype))?
+        .code;
     let mask = match (w.mask, w.mask_class) {
         (Some(m), _) => m,
         (None, Some(c)) => g.pick_where("mask", |m| {
@@ -141,13 +142,26 @@ fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
         "cube" => "whole",
         _ => st(&super::spec::RECTS, w.rect.or_else(|| g.pick("rect"))?)?,
     };
-    let stride = st(&super::spec::STRIDES, w.stride.or_else(|| g.pick("stride"))?)?;
+    let stride = st(
+        &super::spec::STRIDES,
+        w.stride.or_else(|| g.pick("stride"))?,
+    )?;
     let place = st(&super::spec::PLACES, w.place.or_else(|| g.pick("place"))?)?;
     let view = match form {
         "shared" => st(&super::spec::VIEWS, w.view.or_else(|| g.pick("view"))?)?,
         _ => "none",
     };
-    Some(Choice { form, dtype, layout, pemode, dims, rect, stride, place, view })
+    Some(Choice {
+        form,
+        dtype,
+        layout,
+        pemode,
+        dims,
+        rect,
+        stride,
+        place,
+        view,
+    })
 }
 
 fn elem_ranges(w: &Want<'_>) -> ((u32, u32), (u32, u32)) {
@@ -169,7 +183,10 @@ struct Lbs {
 }
 
 fn with_parity(g: &mut Gen<'_>, lo: u32, hi: u32, odd: Option<bool>) -> Option<u32> {
-    let c: Vec<u32> = (lo..=hi).filter(|v| odd.is_none_or(|o| (v % 2 == 1) == o)).take(64).collect();
+    let c: Vec<u32> = (lo..=hi)
+        .filter(|v| odd.is_none_or(|o| (v % 2 == 1) == o))
+        .take(64)
+        .collect();
     (!c.is_empty()).then(|| *g.rng.pick(&c))
 }
 
@@ -180,7 +197,10 @@ fn lbs(g: &mut Gen<'_>, c: &mut Choice, s: &Shape, w: &Want<'_>) -> Option<Lbs> 
     let (lb0, lb1) = if part {
         let lb0 = with_parity(g, clo.min(vc), vc, w.odd_cols)?;
         let top = if lb0 == vc && vr > 1 { vr - 1 } else { vr };
-        (lb0, g.rng.range(u64::from(rlo.min(top)), u64::from(top)) as u32)
+        (
+            lb0,
+            g.rng.range(u64::from(rlo.min(top)), u64::from(top)) as u32,
+        )
     } else {
         if w.odd_cols.is_some_and(|o| (vc % 2 == 1) != o) {
             return None;
@@ -205,11 +225,16 @@ fn lbs(g: &mut Gen<'_>, c: &mut Choice, s: &Shape, w: &Want<'_>) -> Option<Lbs> 
         "local" if written[2] => g.rng.range(u64::from(lb0), u64::from(lb0.max(s.cols * 2))) as u32,
         _ => s.cols,
     };
-    Some(Lbs { lb: [lb0, lb1, lb2], written })
+    Some(Lbs {
+        lb: [lb0, lb1, lb2],
+        written,
+    })
 }
 
 fn selected(pemode: u8) -> Vec<usize> {
-    (0..NUM_PES).filter(|&p| tables::pe_selected(pemode, p)).collect()
+    (0..NUM_PES)
+        .filter(|&p| tables::pe_selected(pemode, p))
+        .collect()
 }
 
 fn dim_line(g: &mut Gen<'_>, mode: &str, lb: usize, v: u32, pes: &[usize]) -> String {
@@ -253,27 +278,45 @@ fn tiles(g: &mut Gen<'_>, c: &Choice, s: &Shape, l: &Lbs, w: &Want<'_>) -> Optio
             let cube = TileLayout::ALL.into_iter().find(|t| {
                 t.is_cube() && tables::dtype(s.dtype).is_some_and(|d| model::dtype_fits(*t, d))
             })?;
-            shape = g.shape(s.dtype, cube, false, (s.valid_rows, s.valid_rows), (s.valid_cols, s.valid_cols))?;
+            shape = g.shape(
+                s.dtype,
+                cube,
+                false,
+                (s.valid_rows, s.valid_rows),
+                (s.valid_cols, s.valid_cols),
+            )?;
         }
         _ => {}
     }
     let n = s.valid_rows as usize * s.valid_cols as usize;
     let undefined: Vec<usize> = match w.brk {
         Some(Rule::SourceDefined) => (0..n).collect(),
-        _ if c.form != "cube" && w.undefined.unwrap_or_else(|| g.percent("undefined_percent")) => (0..n)
-            .filter(|i| {
-                let (r, col) = ((i / s.valid_cols as usize) as u32, (i % s.valid_cols as usize) as u32);
-                r >= l.lb[1] || col >= l.lb[0]
-            })
-            .collect(),
+        _ if c.form != "cube"
+            && w.undefined
+                .unwrap_or_else(|| g.percent("undefined_percent")) =>
+        {
+            (0..n)
+                .filter(|i| {
+                    let (r, col) = (
+                        (i / s.valid_cols as usize) as u32,
+                        (i % s.valid_cols as usize) as u32,
+                    );
+                    r >= l.lb[1] || col >= l.lb[0]
+                })
+                .collect()
+        }
         _ => Vec::new(),
     };
     if c.form == "shared" {
         let id = g.shared_id()?;
-        return g.add_tile(None, id, &shape, true, &undefined).then(|| format!("S{id}"));
+        return g
+            .add_tile(None, id, &shape, true, &undefined)
+            .then(|| format!("S{id}"));
     }
     let code = g.local_code()?;
-    let skip = (w.brk == Some(Rule::TileAllocated)).then(|| pes.get(g.rng.below(pes.len() as u64) as usize).copied()).flatten();
+    let skip = (w.brk == Some(Rule::TileAllocated))
+        .then(|| pes.get(g.rng.below(pes.len() as u64) as usize).copied())
+        .flatten();
     for &pe in &pes {
         if Some(pe) != skip && !g.add_tile(Some(pe), code, &shape, true, &undefined) {
             return None;
@@ -294,7 +337,12 @@ fn subview(g: &mut Gen<'_>, c: &Choice, s: &Shape) -> Option<Option<String>> {
     let sizes: Vec<u8> = (1..=12u8)
         .filter(|&k| {
             let size = 128u64 << (k - 1);
-            size <= cap && if c.view == "partial_row" { size <= row } else { size >= row && size % row == 0 }
+            size <= cap
+                && if c.view == "partial_row" {
+                    size <= row
+                } else {
+                    size >= row && size % row == 0
+                }
         })
         .collect();
     if sizes.is_empty() {
@@ -315,7 +363,11 @@ fn subview(g: &mut Gen<'_>, c: &Choice, s: &Shape) -> Option<Option<String>> {
         offs.push(o);
     }
     let least = offs.iter().copied().min().unwrap_or(0);
-    let reg = if offs.len() > 1 || g.rng.ratio(1, 2) { g.gpr() } else { None };
+    let reg = if offs.len() > 1 || g.rng.ratio(1, 2) {
+        g.gpr()
+    } else {
+        None
+    };
     let line = match reg {
         Some(sel) => {
             let imm = g.rng.range(0, least.min(2047));
@@ -324,14 +376,20 @@ fn subview(g: &mut Gen<'_>, c: &Choice, s: &Shape) -> Option<Option<String>> {
             }
             format!("B.SUBVIEW 0, {}, {imm}, {k}", GPRS[sel as usize])
         }
-        None if offs.first().is_some_and(|&o| o <= 2047) => format!("B.SUBVIEW 0, zero, {}, {k}", offs[0]),
+        None if offs.first().is_some_and(|&o| o <= 2047) => {
+            format!("B.SUBVIEW 0, zero, {}, {k}", offs[0])
+        }
         None => return None,
     };
     Some(Some(line))
 }
 
 fn datr_name(usage: LayoutUse) -> &'static str {
-    DATR_LAYOUTS.iter().find(|l| l.usage == usage).map(|l| l.name).expect("a layout row")
+    DATR_LAYOUTS
+        .iter()
+        .find(|l| l.usage == usage)
+        .map(|l| l.name)
+        .expect("a layout row")
 }
 
 /// The parts of the block of `c`, all but its placement.
@@ -343,14 +401,26 @@ fn parts(g: &mut Gen<'_>, c: &mut Choice, w: &Want<'_>) -> Option<(Parts, Shape)
     let pes = selected(c.pemode);
     let mut p = Parts {
         bstart: format!("BSTART.TSTORE {}", tables::dtype_name(c.dtype)),
-        stop: if w.c_bstop.unwrap_or_else(|| g.percent("c_bstop_percent")) { "C.BSTOP" } else { "BSTOP" },
+        stop: if w.c_bstop.unwrap_or_else(|| g.percent("c_bstop_percent")) {
+            "C.BSTOP"
+        } else {
+            "BSTOP"
+        },
         ..Parts::default()
     };
     let mask = tables::mask_text(c.pemode);
     if c.layout.is_cube() {
-        p.datr = Some(format!("B.DATR {}, {}", datr_name(LayoutUse::Cube(c.layout)), tables::dtype_name(tables::DTYPE_NONE)));
+        p.datr = Some(format!(
+            "B.DATR {}, {}",
+            datr_name(LayoutUse::Cube(c.layout)),
+            tables::dtype_name(tables::DTYPE_NONE)
+        ));
     } else if c.form == "local" && w.datr.unwrap_or_else(|| g.percent("datr_percent")) {
-        p.datr = Some(format!("B.DATR {}, {}", datr_name(LayoutUse::Ordinary), tables::dtype_name(0)));
+        p.datr = Some(format!(
+            "B.DATR {}, {}",
+            datr_name(LayoutUse::Ordinary),
+            tables::dtype_name(0)
+        ));
     }
     for (i, (&v, &on)) in l.lb.iter().zip(&l.written).enumerate() {
         if on {
@@ -376,18 +446,30 @@ pub(super) fn block(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Built> {
     let mut ior = None;
     if c.stride != "dense" {
         let base = g.gpr();
-        let stride = if c.stride == "zero" && g.rng.ratio(1, 2) { Some(0) } else { g.gpr() };
+        let stride = if c.stride == "zero" && g.rng.ratio(1, 2) {
+            Some(0)
+        } else {
+            g.gpr()
+        };
         if let (Some(b), Some(s)) = (base, stride) {
             for &pe in &pes {
                 g.set_reg(pe, b, 0);
             }
-            p.header.push(format!("B.IOR {}, {}", GPRS[b as usize], GPRS[s as usize]));
+            p.header
+                .push(format!("B.IOR {}, {}", GPRS[b as usize], GPRS[s as usize]));
             ior = Some((b, s));
         }
     }
     p.at = g.rng.range(0, p.header.len() as u64) as usize;
     let plans = plan(g, &p, w.brk.is_some())?;
-    let mut b = Built { parts: p, form: c.form, pemode: c.pemode, shape, ior, plans };
+    let mut b = Built {
+        parts: p,
+        form: c.form,
+        pemode: c.pemode,
+        shape,
+        ior,
+        plans,
+    };
     if w.brk.is_none() {
         place(g, &mut b, &c, w)?;
     }
@@ -444,7 +526,11 @@ fn place(g: &mut Gen<'_>, b: &mut Built, c: &Choice, w: &Want<'_>) -> Option<()>
     };
     let mut lens = Vec::new();
     for i in 0..b.plans.len() {
-        let st = if stride_reg == 0 { 0 } else { stride_of(g, c.stride, &b.plans[i]) };
+        let st = if stride_reg == 0 {
+            0
+        } else {
+            stride_of(g, c.stride, &b.plans[i])
+        };
         b.plans[i].stride = st;
         if stride_reg != 0 {
             g.set_reg(b.plans[i].pe, stride_reg, st);
@@ -452,16 +538,23 @@ fn place(g: &mut Gen<'_>, b: &mut Built, c: &Choice, w: &Want<'_>) -> Option<()>
         lens.push(span_len(&b.plans[i], st));
     }
     let eb = u64::from(b.shape.bits() / 8).max(1);
-    let same = b.plans.len() > 1 && w.same_base.unwrap_or_else(|| g.percent("same_base_percent"));
+    let same = b.plans.len() > 1
+        && w.same_base
+            .unwrap_or_else(|| g.percent("same_base_percent"));
     let mut shared_base = None;
     if same {
         let most = lens.iter().copied().max().unwrap_or(0);
-        shared_base = Some(g.place(most, eb, c.place).or_else(|| g.place(most, eb, "inside"))?);
+        shared_base = Some(
+            g.place(most, eb, c.place)
+                .or_else(|| g.place(most, eb, "inside"))?,
+        );
     }
     for (i, len) in lens.into_iter().enumerate() {
         let base = match shared_base {
             Some(x) => x,
-            None => g.place(len, eb, c.place).or_else(|| g.place(len, eb, "inside"))?,
+            None => g
+                .place(len, eb, c.place)
+                .or_else(|| g.place(len, eb, "inside"))?,
         };
         b.plans[i].base = base;
         g.set_reg(b.plans[i].pe, base_reg, base);

@@ -26,7 +26,10 @@ fn form_of(words: &[Word]) -> &'static str {
     }
     let cube = words.iter().any(|w| match w {
         Word::Datr { layout, .. } => {
-            matches!(tables::datr_layout(*layout).map(|l| l.usage), Some(LayoutUse::Cube(_)))
+            matches!(
+                tables::datr_layout(*layout).map(|l| l.usage),
+                Some(LayoutUse::Cube(_))
+            )
         }
         _ => false,
     });
@@ -61,7 +64,11 @@ pub(crate) fn cover(sc: &Scenario, hits: &mut Hits<'_>) -> Result<(), Diagnostic
             Ok(Step::NoOp) => hits.hit("noop", &[form]),
             Ok(Step::Pending(_)) => {
                 if let Some(Source::Shared(id)) = header.map(|h| h.source) {
-                    let why = if m.shared(id).is_none() { "unallocated" } else { "unpublished" };
+                    let why = if m.shared(id).is_none() {
+                        "unallocated"
+                    } else {
+                        "unpublished"
+                    };
                     hits.hit("pending", &[why]);
                 }
                 return Ok(());
@@ -136,7 +143,11 @@ fn views(m: &Machine, h: &Header, p: &Plan) -> Vec<&'static str> {
     let s = t.shape();
     let row = (u64::from(s.cols) * u64::from(s.bits())).div_ceil(8).max(1);
     let size = 128u64 << (sv.size.max(1) - 1);
-    let off = m.state().gpr(p.pe, sv.reg).wrapping_add(u64::from(sv.imm)).wrapping_mul(128);
+    let off = m
+        .state()
+        .gpr(p.pe, sv.reg)
+        .wrapping_add(u64::from(sv.imm))
+        .wrapping_mul(128);
     let partial = off % row + size <= row;
     let (rows, cols) = if partial {
         (1, (size * 8 / u64::from(s.bits())) as u32)
@@ -162,12 +173,23 @@ fn overlap(spans: &[(u128, u128)]) -> bool {
         spans.iter().skip(i + 1).any(|b| {
             let pa = [(a.0, a.1.min(TOP)), (0, a.1.saturating_sub(TOP))];
             let pb = [(b.0, b.1.min(TOP)), (0, b.1.saturating_sub(TOP))];
-            pa.iter().any(|x| pb.iter().any(|y| x.0 < x.1 && y.0 < y.1 && x.0 < y.1 && y.0 < x.1))
+            pa.iter().any(|x| {
+                pb.iter()
+                    .any(|y| x.0 < x.1 && y.0 < y.1 && x.0 < y.1 && y.0 < x.1)
+            })
         })
     }) && !parts.is_empty()
 }
 
-fn stored(hits: &mut Hits<'_>, m: &Machine, words: &[Word], h: &Header, plans: &[Plan], regions: &[xstore_core::Region], form: &str) {
+fn stored(
+    hits: &mut Hits<'_>,
+    m: &Machine,
+    words: &[Word],
+    h: &Header,
+    plans: &[Plan],
+    regions: &[xstore_core::Region],
+    form: &str,
+) {
     let layout = h.cube().unwrap_or(TileLayout::RowMajor);
     let dtype = tables::dtype_name(h.dtype);
     if let Some(class) = mask_class(h.pemode) {
@@ -179,7 +201,11 @@ fn stored(hits: &mut Hits<'_>, m: &Machine, words: &[Word], h: &Header, plans: &
     if form == "local" {
         hits.hit("datr", &[if h.datr.is_some() { "norm" } else { "none" }]);
     }
-    let stop = if matches!(words.last(), Some(Word::CBstop)) { "C.BSTOP" } else { "BSTOP" };
+    let stop = if matches!(words.last(), Some(Word::CBstop)) {
+        "C.BSTOP"
+    } else {
+        "BSTOP"
+    };
     hits.hit("stop", &[stop]);
     let mut spans = Vec::new();
     let mut undefined = false;
@@ -200,32 +226,54 @@ fn stored(hits: &mut Hits<'_>, m: &Machine, words: &[Word], h: &Header, plans: &
             continue;
         }
         hits.hit("elements", &[form, elements_class(p.nrows, p.ncols)]);
-        hits.hit("stride", &[form, stride_class(h.ior.is_some(), p.nrows, p.stride, p.row_bytes())]);
+        hits.hit(
+            "stride",
+            &[
+                form,
+                stride_class(h.ior.is_some(), p.nrows, p.stride, p.row_bytes()),
+            ],
+        );
         let len = span_len(p, p.stride);
         for place in span_places(regions, p.base, len) {
             hits.hit("span", &[form, place]);
         }
         if p.bits == 4 {
-            hits.hit("nibble", &[form, if p.ncols % 2 == 1 { "odd" } else { "even" }]);
+            hits.hit(
+                "nibble",
+                &[form, if p.ncols % 2 == 1 { "odd" } else { "even" }],
+            );
         }
         spans.push((u128::from(p.base), u128::from(p.base) + len));
     }
     if form != "cube" {
-        hits.hit("undefined", &[form, if undefined { "outside" } else { "defined" }]);
+        hits.hit(
+            "undefined",
+            &[form, if undefined { "outside" } else { "defined" }],
+        );
     } else {
         hits.hit("undefined", &[form, "defined"]);
     }
     if spans.len() > 1 {
-        hits.hit("pe_overlap", &[form, if overlap(&spans) { "overlap" } else { "disjoint" }]);
+        hits.hit(
+            "pe_overlap",
+            &[
+                form,
+                if overlap(&spans) {
+                    "overlap"
+                } else {
+                    "disjoint"
+                },
+            ],
+        );
     }
 }
 
 /// Whether the element at `addr` of the plans lies below its PE's base:
 /// its address computation passed 2^64.
 fn wrapped(plans: &[Plan], addr: u64) -> bool {
-    plans.iter().any(|p| {
-        (0..p.nrows).any(|i| (0..p.ncols).any(|j| p.addr(i, j) == addr && addr < p.base))
-    })
+    plans
+        .iter()
+        .any(|p| (0..p.nrows).any(|i| (0..p.ncols).any(|j| p.addr(i, j) == addr && addr < p.base)))
 }
 
 fn faulted(hits: &mut Hits<'_>, f: &Fault, plans: &[Plan], map: &MemoryMap, form: &str) {
@@ -243,9 +291,22 @@ fn faulted(hits: &mut Hits<'_>, f: &Fault, plans: &[Plan], map: &MemoryMap, form
     let (way, byte) = if rule == Rule::ElementAlignment {
         ("misaligned", addr)
     } else {
-        let writable = |a: u64| map.find(a).is_some_and(|i| map.regions()[i].access == Access::ReadWrite);
-        let byte = (0..eb).map(|k| addr.wrapping_add(k)).find(|&a| !writable(a)).unwrap_or(addr);
-        (if map.find(byte).is_some() { "read_only" } else { "unmapped" }, byte)
+        let writable = |a: u64| {
+            map.find(a)
+                .is_some_and(|i| map.regions()[i].access == Access::ReadWrite)
+        };
+        let byte = (0..eb)
+            .map(|k| addr.wrapping_add(k))
+            .find(|&a| !writable(a))
+            .unwrap_or(addr);
+        (
+            if map.find(byte).is_some() {
+                "read_only"
+            } else {
+                "unmapped"
+            },
+            byte,
+        )
     };
     let place = fault_place(map, byte, wrapped(plans, addr));
     hits.hit("fault", &[way, place, form]);

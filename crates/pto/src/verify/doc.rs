@@ -54,14 +54,23 @@ pub(crate) fn section() -> String {
 }
 
 fn axes(s: &mut String, spec: &GenSpec) {
-    let _ = writeln!(s, "\n| axis | meaning | choices (default weight) |\n|---|---|---|");
+    let _ = writeln!(
+        s,
+        "\n| axis | meaning | choices (default weight) |\n|---|---|---|"
+    );
     for a in &spec.axes {
         let c: Vec<String> = a
             .choices
             .iter()
             .map(|c| format!("`{}` ({})", c.name, c.weight))
             .collect();
-        let _ = writeln!(s, "| `{}` | {} | {} |", a.name, esc(a.meaning), c.join(", "));
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            a.name,
+            esc(a.meaning),
+            c.join(", ")
+        );
     }
     let _ = writeln!(s, "\n| stream | weight | emits |\n|---|---|---|");
     for st in &spec.streams {

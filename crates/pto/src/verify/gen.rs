@@ -6,7 +6,9 @@
 use crate::exec::Step;
 use crate::fault::Fault;
 use crate::machine::{Machine, TileSpec};
-use crate::tables::{self, TileLayout, CAP_UNIT, GPRS, LOCAL_CAP_MAX, LOCAL_TILES, SHARED_CAP_MAX, SHARED_TILES};
+use crate::tables::{
+    self, TileLayout, CAP_UNIT, GPRS, LOCAL_CAP_MAX, LOCAL_TILES, SHARED_CAP_MAX, SHARED_TILES,
+};
 use crate::tile::{Location, Shape};
 use std::fmt::Write;
 use xstore_core::mem::PAGE_SIZE;
@@ -45,7 +47,11 @@ pub(super) struct Gen<'a> {
 
 fn windows(map: &MemoryMap) -> (Vec<(u64, u128)>, Option<(u64, u128)>) {
     let mut out: Vec<(u64, u128)> = Vec::new();
-    for r in map.regions().iter().filter(|r| r.access == Access::ReadWrite) {
+    for r in map
+        .regions()
+        .iter()
+        .filter(|r| r.access == Access::ReadWrite)
+    {
         match out.last_mut() {
             Some((s, len)) if u128::from(*s) + *len == u128::from(r.base) => {
                 *len += u128::from(r.size())
@@ -146,8 +152,19 @@ impl<'a> Gen<'a> {
     /// A legal descriptor of `dtype` in `layout` whose valid region has
     /// `rows` and `cols` within the given ranges (as far as the type's
     /// geometry allows), or `None` after a few tries.
-    pub(super) fn shape(&mut self, dtype: u8, layout: TileLayout, shared: bool, rows: (u32, u32), cols: (u32, u32)) -> Option<Shape> {
-        let cap_max = if shared { SHARED_CAP_MAX } else { LOCAL_CAP_MAX };
+    pub(super) fn shape(
+        &mut self,
+        dtype: u8,
+        layout: TileLayout,
+        shared: bool,
+        rows: (u32, u32),
+        cols: (u32, u32),
+    ) -> Option<Shape> {
+        let cap_max = if shared {
+            SHARED_CAP_MAX
+        } else {
+            LOCAL_CAP_MAX
+        };
         let cap_max = cap_max.min(self.cfg.knob("tile_bytes") as u32);
         for _ in 0..8 {
             let s = if layout.is_cube() {
@@ -173,7 +190,13 @@ impl<'a> Gen<'a> {
         })
     }
 
-    fn row_major_shape(&mut self, dtype: u8, cap_max: u32, rows: (u32, u32), cols: (u32, u32)) -> Option<Shape> {
+    fn row_major_shape(
+        &mut self,
+        dtype: u8,
+        cap_max: u32,
+        rows: (u32, u32),
+        cols: (u32, u32),
+    ) -> Option<Shape> {
         let bits = tables::dtype(dtype)?.bits;
         let max_log = (2048 / bits).trailing_zeros();
         let col = 1u32 << self.rng.range(0, u64::from(max_log));
@@ -198,10 +221,20 @@ impl<'a> Gen<'a> {
         })
     }
 
-    fn cube_shape(&mut self, dtype: u8, layout: TileLayout, rows: (u32, u32), cols: (u32, u32)) -> Option<Shape> {
+    fn cube_shape(
+        &mut self,
+        dtype: u8,
+        layout: TileLayout,
+        rows: (u32, u32),
+        cols: (u32, u32),
+    ) -> Option<Shape> {
         let cell = tables::cube_cell(layout, tables::dtype(dtype)?.bits)?;
         let valid_cols = self.within(1, cell.cols * 3, cols)?;
-        let row_max = if layout == TileLayout::CubeN8 { cell.rows * 2 } else { cell.rows };
+        let row_max = if layout == TileLayout::CubeN8 {
+            cell.rows * 2
+        } else {
+            cell.rows
+        };
         let valid_rows = self.within(1, row_max, rows)?;
         let col = valid_cols.div_ceil(cell.cols) * cell.cols;
         let storage_rows = if layout == TileLayout::CubeN8 {
@@ -225,7 +258,14 @@ impl<'a> Gen<'a> {
     /// Put a tile of `shape` in the scenario and the mirror: PE `pe`'s Local
     /// tile `code`, or (`pe` = `None`) Shared tile `code`, published or not;
     /// random bytes, `undefined` the indices of undefined valid elements.
-    pub(super) fn add_tile(&mut self, pe: Option<usize>, code: u8, shape: &Shape, published: bool, undefined: &[usize]) -> bool {
+    pub(super) fn add_tile(
+        &mut self,
+        pe: Option<usize>,
+        code: u8,
+        shape: &Shape,
+        published: bool,
+        undefined: &[usize],
+    ) -> bool {
         let bits = shape.bits();
         let need = if shape.layout.is_cube() {
             shape.capacity as usize
@@ -235,7 +275,11 @@ impl<'a> Gen<'a> {
         };
         let payload = self.rng.bytes(need);
         let dtype = tables::dtype_name(shape.dtype);
-        let default_loc = if shape.layout.is_cube() { Location::Matrix } else { Location::Vector };
+        let default_loc = if shape.layout.is_cube() {
+            Location::Matrix
+        } else {
+            Location::Vector
+        };
         let undef: Vec<i128> = undefined.iter().map(|&i| i as i128).collect();
         let spec = TileSpec {
             dtype: &dtype,
@@ -250,8 +294,14 @@ impl<'a> Gen<'a> {
             undefined: &undef,
         };
         let ok = match pe {
-            Some(p) => self.machine.set_tile(p, &tables::tile_name(code), &spec).is_ok(),
-            None => self.machine.set_shared(code as usize, published, &spec).is_ok(),
+            Some(p) => self
+                .machine
+                .set_tile(p, &tables::tile_name(code), &spec)
+                .is_ok(),
+            None => self
+                .machine
+                .set_shared(code as usize, published, &spec)
+                .is_ok(),
         };
         if !ok {
             return false;
@@ -259,7 +309,11 @@ impl<'a> Gen<'a> {
         let t = &mut self.tables;
         match pe {
             Some(p) => {
-                let _ = write!(t, "\n[[tile]]\npe = {p}\nreg = \"{}\"\n", tables::tile_name(code));
+                let _ = write!(
+                    t,
+                    "\n[[tile]]\npe = {p}\nreg = \"{}\"\n",
+                    tables::tile_name(code)
+                );
             }
             None => {
                 let _ = write!(t, "\n[[shared]]\nid = {code}\npublished = {published}\n");
@@ -295,7 +349,12 @@ impl<'a> Gen<'a> {
     pub(super) fn place(&mut self, len: u128, eb: u64, how: &str) -> Option<u64> {
         let len = len.max(1);
         let eb = u128::from(eb.max(1));
-        let fits: Vec<(u64, u128)> = self.windows.iter().copied().filter(|w| w.1 >= len).collect();
+        let fits: Vec<(u64, u128)> = self
+            .windows
+            .iter()
+            .copied()
+            .filter(|w| w.1 >= len)
+            .collect();
         match how {
             "wrap" => {
                 let (s, wlen) = self.wrap?;
@@ -316,7 +375,8 @@ impl<'a> Gen<'a> {
                 if len < 2 || first > last {
                     return None;
                 }
-                let p = first + u128::from(self.rng.range(0, ((last - first) / page) as u64)) * page;
+                let p =
+                    first + u128::from(self.rng.range(0, ((last - first) / page) as u64)) * page;
                 let lo = (p + 1).saturating_sub(len).max(u128::from(s)).div_ceil(eb) * eb;
                 let hi = ((p - 1).min(u128::from(s) + wlen - len)) / eb * eb;
                 (lo <= hi).then(|| self.rng.range((lo / eb) as u64, (hi / eb) as u64) * eb as u64)
@@ -326,9 +386,12 @@ impl<'a> Gen<'a> {
                 let mut base = 0;
                 for _ in 0..4 {
                     let k = self.rng.range(0, ((wlen - len) / eb) as u64);
-                    base = (u128::from(s).div_ceil(eb) * eb + u128::from(k) * eb).min(u128::from(s) + wlen - len) as u64;
+                    base = (u128::from(s).div_ceil(eb) * eb + u128::from(k) * eb)
+                        .min(u128::from(s) + wlen - len) as u64;
                     let end = u128::from(base) + len - 1;
-                    if (base % eb as u64 == 0) && u128::from(base) / u128::from(PAGE_SIZE) == end / u128::from(PAGE_SIZE) {
+                    if (base % eb as u64 == 0)
+                        && u128::from(base) / u128::from(PAGE_SIZE) == end / u128::from(PAGE_SIZE)
+                    {
                         break;
                     }
                 }
@@ -343,12 +406,23 @@ impl<'a> Gen<'a> {
 
     fn place_region(&mut self, len: u128, eb: u128, first: bool) -> Option<u64> {
         let mut at = Vec::new();
-        for r in self.map.regions().iter().filter(|r| r.access == Access::ReadWrite) {
-            let Some(&(s, wlen)) = self.windows.iter().find(|(s, l)| u128::from(*s) <= u128::from(r.base) && u128::from(r.last) < u128::from(*s) + l) else {
+        for r in self
+            .map
+            .regions()
+            .iter()
+            .filter(|r| r.access == Access::ReadWrite)
+        {
+            let Some(&(s, wlen)) = self.windows.iter().find(|(s, l)| {
+                u128::from(*s) <= u128::from(r.base) && u128::from(r.last) < u128::from(*s) + l
+            }) else {
                 continue;
             };
             let (ws, we) = (u128::from(s), u128::from(s) + wlen);
-            let base = if first { u128::from(r.base) } else { (u128::from(r.last) + 1).wrapping_sub(len) };
+            let base = if first {
+                u128::from(r.base)
+            } else {
+                (u128::from(r.last) + 1).wrapping_sub(len)
+            };
             if base >= ws && base + len <= we && base % eb == 0 {
                 at.push(base as u64);
             }
@@ -360,8 +434,11 @@ impl<'a> Gen<'a> {
     pub(super) fn setup(&self) -> ScenarioText {
         let mut s = ScenarioText::new(crate::INFO.name);
         s.memory(&self.cfg.regions);
-        let regs: Vec<(String, RegInit)> =
-            self.regs.iter().map(|(k, v)| (k.clone(), RegInit::Int(*v))).collect();
+        let regs: Vec<(String, RegInit)> = self
+            .regs
+            .iter()
+            .map(|(k, v)| (k.clone(), RegInit::Int(*v)))
+            .collect();
         s.regs(&regs);
         if !self.tables.is_empty() {
             s.raw(self.tables.trim_start_matches('\n'));

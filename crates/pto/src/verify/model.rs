@@ -93,8 +93,7 @@ pub(crate) fn view_classes() -> Vec<&'static str> {
 /// The element types of the `form` group for a layout: every assigned
 /// element type for row-major; those with a cell of the layout for CUBE.
 pub(crate) fn dtype_fits(layout: TileLayout, d: &tables::DType) -> bool {
-    d.bits > 0
-        && (!layout.is_cube() || (d.cube && tables::cube_cell(layout, d.bits).is_some()))
+    d.bits > 0 && (!layout.is_cube() || (d.cube && tables::cube_cell(layout, d.bits).is_some()))
 }
 
 /// The rules an illegal block can break: every rule of structure and
@@ -111,10 +110,9 @@ pub(crate) fn breakable() -> Vec<Rule> {
 pub(crate) fn rule_forms(rule: Rule) -> &'static [&'static str] {
     match rule {
         Rule::IotClosedByL | Rule::TileAllocated => &["local", "cube"],
-        Rule::SubviewPlacement
-        | Rule::IosSource
-        | Rule::SharedNotCube
-        | Rule::SubviewView => &["shared"],
+        Rule::SubviewPlacement | Rule::IosSource | Rule::SharedNotCube | Rule::SubviewView => {
+            &["shared"]
+        }
         Rule::CubeDims | Rule::CubeDtype | Rule::CubeDescriptor => &["cube"],
         Rule::SourceLayout => &["local"],
         // A CUBE source's data type is part of its descriptor check.
@@ -128,7 +126,11 @@ pub(crate) fn fault_places() -> Vec<&'static str> {
     FAULT_PLACES
         .iter()
         .copied()
-        .filter(|p| fault_ways().iter().any(|(w, _)| fault_cell_why(w, p).is_none()))
+        .filter(|p| {
+            fault_ways()
+                .iter()
+                .any(|(w, _)| fault_cell_why(w, p).is_none())
+        })
         .collect()
 }
 
@@ -166,12 +168,18 @@ fn form_cell(v: &[&str]) -> Cell {
 }
 
 fn illegal_cell(v: &[&str]) -> Cell {
-    let rule = RULES.iter().find(|r| r.name() == v[0]).expect("a rule").rule;
+    let rule = RULES
+        .iter()
+        .find(|r| r.name() == v[0])
+        .expect("a rule")
+        .rule;
     let meaning = format!("a {} block breaks {}: {}", v[1], v[0], rule.def().text);
     if rule == Rule::Decode {
         return Cell::Unreachable(meaning, DECODE_WHY.into());
     }
-    if matches!(rule, Rule::ElementAlignment | Rule::ElementPage) || !rule_forms(rule).contains(&v[1]) {
+    if matches!(rule, Rule::ElementAlignment | Rule::ElementPage)
+        || !rule_forms(rule).contains(&v[1])
+    {
         return Cell::Absent;
     }
     Cell::Bin(meaning)
@@ -193,25 +201,45 @@ fn by_form(v: &[&str], absent: &[(&str, &str)], what: &str) -> Cell {
 }
 
 fn dtypes() -> Vec<&'static str> {
-    DTYPES.iter().filter(|d| d.bits > 0).map(|d| d.name).collect()
+    DTYPES
+        .iter()
+        .filter(|d| d.bits > 0)
+        .map(|d| d.name)
+        .collect()
 }
 
 /// The coverage model.
 pub(crate) fn build() -> CoverModel {
     let mut m = CoverModel::new();
-    m.cross(g("form"), &[&FORMS, &layouts(), &dtypes(), &MASK_CLASSES], form_cell);
-    m.cross(g("noop"), &[&FORMS], |v| Cell::Bin(format!("a {} block of PE mask 0000", v[0])));
+    m.cross(
+        g("form"),
+        &[&FORMS, &layouts(), &dtypes(), &MASK_CLASSES],
+        form_cell,
+    );
+    m.cross(g("noop"), &[&FORMS], |v| {
+        Cell::Bin(format!("a {} block of PE mask 0000", v[0]))
+    });
     m.cross(g("dims"), &[&FORMS, &DIMS], |v| {
         by_form(v, &[("cube", "inherit")], "loop bounds")
     });
-    m.cross(g("rect"), &[&FORMS, &RECTS], |v| by_form(v, &[("cube", "part")], "stores"));
-    m.cross(g("elements"), &[&FORMS, &ELEMENTS], |v| by_form(v, &[], "a PE stores"));
-    m.cross(g("stride"), &[&FORMS, &stride_classes()], |v| by_form(v, &[], "a PE's stride is"));
-    m.cross(g("span"), &[&FORMS, &PLACES], |v| by_form(v, &[], "a PE's span lies"));
+    m.cross(g("rect"), &[&FORMS, &RECTS], |v| {
+        by_form(v, &[("cube", "part")], "stores")
+    });
+    m.cross(g("elements"), &[&FORMS, &ELEMENTS], |v| {
+        by_form(v, &[], "a PE stores")
+    });
+    m.cross(g("stride"), &[&FORMS, &stride_classes()], |v| {
+        by_form(v, &[], "a PE's stride is")
+    });
+    m.cross(g("span"), &[&FORMS, &PLACES], |v| {
+        by_form(v, &[], "a PE's span lies")
+    });
     m.cross(g("nibble"), &[&FORMS, &["even", "odd"]], |v| {
         by_form(v, &[], "four-bit columns stored")
     });
-    m.cross(g("view"), &[&view_classes()], |v| Cell::Bin(format!("a Shared block's view: {}", v[0])));
+    m.cross(g("view"), &[&view_classes()], |v| {
+        Cell::Bin(format!("a Shared block's view: {}", v[0]))
+    });
     m.cross(g("pe_overlap"), &[&FORMS, &["disjoint", "overlap"]], |v| {
         by_form(v, &[], "PE spans")
     });
@@ -221,12 +249,19 @@ pub(crate) fn build() -> CoverModel {
     m.cross(g("datr"), &[&["none", "norm"]], |v| {
         Cell::Bin(format!("a Local ordinary block, B.DATR {}", v[0]))
     });
-    m.cross(g("stop"), &[&["BSTOP", "C.BSTOP"]], |v| Cell::Bin(format!("a stored block closed by {}", v[0])));
-    m.cross(g("pending"), &[&PENDING], |v| Cell::Bin(format!("a Shared block waits: source {}", v[0])));
+    m.cross(g("stop"), &[&["BSTOP", "C.BSTOP"]], |v| {
+        Cell::Bin(format!("a stored block closed by {}", v[0]))
+    });
+    m.cross(g("pending"), &[&PENDING], |v| {
+        Cell::Bin(format!("a Shared block waits: source {}", v[0]))
+    });
     let ways: Vec<&str> = fault_ways().iter().map(|(w, _)| *w).collect();
     m.cross(g("fault"), &[&ways, FAULT_PLACES, &FORMS], fault_cell);
     let rules: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
     m.cross(g("illegal"), &[&rules, &FORMS], illegal_cell);
-    debug_assert!(m.groups.iter().eq(GROUPS.iter()), "the groups in report order");
+    debug_assert!(
+        m.groups.iter().eq(GROUPS.iter()),
+        "the groups in report order"
+    );
     m
 }

@@ -5,8 +5,8 @@
 use super::block::{block, Want};
 use super::gen::Gen;
 use super::model::{self, MASK_CLASSES};
-use super::special::{special, Special};
 use super::spec::FORMS;
+use super::special::{special, Special};
 use crate::exec::Step;
 use crate::tables::{self, RULES};
 use xstore_core::verify::{Bin, Config, Generated, Intent, Plan, Rng};
@@ -33,7 +33,10 @@ fn fallback(g: &mut Gen<'_>) {
         g.units.push(g.units[i].clone());
         return;
     }
-    let dt = tables::DTYPES.iter().find(|d| d.bits > 0).expect("an element type");
+    let dt = tables::DTYPES
+        .iter()
+        .find(|d| d.bits > 0)
+        .expect("an element type");
     g.units.push(format!(
         "BSTART.TSTORE {}\nB.IOT {}, mask={}, last\nBSTOP",
         dt.name,
@@ -177,7 +180,9 @@ pub(super) fn generate(cfg: &Config, plan: &Plan<'_>, rng: &mut Rng) -> Generate
         Some(s) => Some(s),
         None => planned(&mut g, plan),
     };
-    let want = plan.units.saturating_sub(usize::from(special_block.is_some()));
+    let want = plan
+        .units
+        .saturating_sub(usize::from(special_block.is_some()));
     if let Some(w) = plan.focus.and_then(want_of) {
         if !legal(&mut g, &w) {
             fallback(&mut g);

@@ -55,7 +55,13 @@ pub(crate) const RECTS: [&str; 2] = ["whole", "part"];
 pub(crate) const STRIDES: [&str; 5] = ["dense", "exact", "gap", "overlap", "zero"];
 
 /// Where a legal block's span lies (`[weights.place]`).
-pub(crate) const PLACES: [&str; 5] = ["inside", "page_cross", "region_first", "region_last", "wrap"];
+pub(crate) const PLACES: [&str; 5] = [
+    "inside",
+    "page_cross",
+    "region_first",
+    "region_last",
+    "wrap",
+];
 
 /// The B.SUBVIEW of a Shared block (`[weights.view]`).
 pub(crate) const VIEWS: [&str; 3] = ["none", "partial_row", "whole_rows"];
@@ -147,7 +153,8 @@ fn axes() -> Vec<Axis> {
 pub(crate) const STREAMS: &[StreamDef] = &[
     StreamDef {
         name: "pe_overlap",
-        meaning: "two or more PEs store at one base: bytes written more than once, their values open",
+        meaning:
+            "two or more PEs store at one base: bytes written more than once, their values open",
         weight: 20,
     },
     StreamDef {

@@ -9,7 +9,7 @@ use super::gen::{Gen, TOP};
 use super::model::{self, MASK_CLASSES};
 use super::spec::{fault_ways, FORMS};
 use crate::exec::Step;
-use crate::tables::{self, LayoutUse, Rule, DATR_LAYOUTS, GPRS, TileLayout};
+use crate::tables::{self, LayoutUse, Rule, TileLayout, DATR_LAYOUTS, GPRS};
 use xstore_core::mem::PAGE_SIZE;
 use xstore_core::verify::Intent;
 use xstore_core::Access;
@@ -65,7 +65,10 @@ fn gaps(g: &Gen<'_>) -> Vec<(u128, u128)> {
 
 /// Whether `a` is a region's first byte, or the byte after one's last.
 fn edge(g: &Gen<'_>, a: u128) -> bool {
-    g.map.regions().iter().any(|r| u128::from(r.base) == a || u128::from(r.last) + 1 == a)
+    g.map
+        .regions()
+        .iter()
+        .any(|r| u128::from(r.base) == a || u128::from(r.last) + 1 == a)
 }
 
 /// An address in one of `runs`, aligned to `eb`, off page boundaries and
@@ -94,26 +97,79 @@ fn inside(g: &mut Gen<'_>, runs: &[(u128, u128)], eb: u128, page: bool) -> Optio
 fn target(g: &mut Gen<'_>, way: &str, place: &str, eb: u64) -> Option<u64> {
     let e = u128::from(eb);
     let regions = g.map.regions().to_vec();
-    let rw: Vec<(u128, u128)> = regions.iter().filter(|r| r.access == Access::ReadWrite).map(|r| (u128::from(r.base), u128::from(r.last) + 1)).collect();
-    let ro: Vec<(u128, u128)> = regions.iter().filter(|r| r.access == Access::ReadOnly).map(|r| (u128::from(r.base), u128::from(r.last) + 1)).collect();
+    let rw: Vec<(u128, u128)> = regions
+        .iter()
+        .filter(|r| r.access == Access::ReadWrite)
+        .map(|r| (u128::from(r.base), u128::from(r.last) + 1))
+        .collect();
+    let ro: Vec<(u128, u128)> = regions
+        .iter()
+        .filter(|r| r.access == Access::ReadOnly)
+        .map(|r| (u128::from(r.base), u128::from(r.last) + 1))
+        .collect();
     let gaps = gaps(g);
     let pick = |g: &mut Gen<'_>, v: Vec<u64>| (!v.is_empty()).then(|| *g.rng.pick(&v));
-    let mapped = |a: u128| regions.iter().any(|r| u128::from(r.base) <= a && a <= u128::from(r.last));
+    let mapped = |a: u128| {
+        regions
+            .iter()
+            .any(|r| u128::from(r.base) <= a && a <= u128::from(r.last))
+    };
     match (way, place) {
-        ("misaligned", "within" | "wrap") if !rw.is_empty() => {
-            inside(g, &rw, e, false).map(|a| a + 1).filter(|a| !edge(g, u128::from(*a)) && a % PAGE_SIZE != 0)
-        }
-        ("misaligned", "region_start") => pick(g, regions.iter().map(|r| r.base).filter(|b| b % eb != 0).collect()),
-        ("misaligned", "region_end") => pick(g, regions.iter().filter_map(|r| r.last.checked_add(1)).filter(|a| a % eb != 0).collect()),
+        ("misaligned", "within" | "wrap") if !rw.is_empty() => inside(g, &rw, e, false)
+            .map(|a| a + 1)
+            .filter(|a| !edge(g, u128::from(*a)) && a % PAGE_SIZE != 0),
+        ("misaligned", "region_start") => pick(
+            g,
+            regions
+                .iter()
+                .map(|r| r.base)
+                .filter(|b| b % eb != 0)
+                .collect(),
+        ),
+        ("misaligned", "region_end") => pick(
+            g,
+            regions
+                .iter()
+                .filter_map(|r| r.last.checked_add(1))
+                .filter(|a| a % eb != 0)
+                .collect(),
+        ),
         ("unmapped", "within" | "wrap") if !gaps.is_empty() => inside(g, &gaps, e, false),
         ("unmapped", "page_boundary") if !gaps.is_empty() => inside(g, &gaps, e, true),
         ("read_only", "within" | "wrap") if !ro.is_empty() => inside(g, &ro, e, false),
         ("read_only", "page_boundary") if !ro.is_empty() => inside(g, &ro, e, true),
-        ("read_only", "region_start") => pick(g, regions.iter().filter(|r| r.access == Access::ReadOnly && r.base % eb == 0 && !regions.iter().any(|q| u128::from(q.last) + 1 == u128::from(r.base))).map(|r| r.base).collect()),
-        (_, "region_end") => pick(g, regions.iter().filter(|r| r.access == Access::ReadWrite).filter_map(|r| r.last.checked_add(1)).filter(|&a| {
-            let m = mapped(u128::from(a));
-            if way == "unmapped" { !m } else { m && regions.iter().any(|q| q.base == a && q.access == Access::ReadOnly) }
-        }).collect()),
+        ("read_only", "region_start") => pick(
+            g,
+            regions
+                .iter()
+                .filter(|r| {
+                    r.access == Access::ReadOnly
+                        && r.base % eb == 0
+                        && !regions
+                            .iter()
+                            .any(|q| u128::from(q.last) + 1 == u128::from(r.base))
+                })
+                .map(|r| r.base)
+                .collect(),
+        ),
+        (_, "region_end") => pick(
+            g,
+            regions
+                .iter()
+                .filter(|r| r.access == Access::ReadWrite)
+                .filter_map(|r| r.last.checked_add(1))
+                .filter(|&a| {
+                    let m = mapped(u128::from(a));
+                    if way == "unmapped" {
+                        !m
+                    } else {
+                        m && regions
+                            .iter()
+                            .any(|q| q.base == a && q.access == Access::ReadOnly)
+                    }
+                })
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -138,7 +194,12 @@ fn fault(g: &mut Gen<'_>, way: &str, place: &str, form: Option<&str>) -> Option<
     let t = target(g, way, place, eb)?;
     let (base, stride) = if place == "wrap" {
         let rb = u128::from(p.row_bytes());
-        let top = g.map.regions().iter().find(|r| r.last == u64::MAX && r.access == Access::ReadWrite)?.base;
+        let top = g
+            .map
+            .regions()
+            .iter()
+            .find(|r| r.last == u64::MAX && r.access == Access::ReadWrite)?
+            .base;
         let hi = (TOP - rb) / u128::from(eb) * u128::from(eb);
         let base = (hi - u128::from(eb) * u128::from(g.rng.below(16))) as u64;
         if p.nrows < 2 || base < top || u128::from(t) >= u128::from(base) {
@@ -154,15 +215,29 @@ fn fault(g: &mut Gen<'_>, way: &str, place: &str, form: Option<&str>) -> Option<
     g.set_reg(p.pe, base_reg, base);
     g.set_reg(p.pe, stride_reg, stride);
     let text = b.parts.text();
-    let want = if way == "misaligned" { Rule::ElementAlignment } else { Rule::ElementPage };
+    let want = if way == "misaligned" {
+        Rule::ElementAlignment
+    } else {
+        Rule::ElementPage
+    };
     match g.run(&text)? {
-        Err(f) if f.rule() == want => Some((text, Intent::Fault { unit: g.units.len(), kind })),
+        Err(f) if f.rule() == want => Some((
+            text,
+            Intent::Fault {
+                unit: g.units.len(),
+                kind,
+            },
+        )),
         _ => None,
     }
 }
 
 fn datr(usage: impl Fn(LayoutUse) -> bool) -> Vec<&'static str> {
-    DATR_LAYOUTS.iter().filter(|l| usage(l.usage)).map(|l| l.name).collect()
+    DATR_LAYOUTS
+        .iter()
+        .filter(|l| usage(l.usage))
+        .map(|l| l.name)
+        .collect()
 }
 
 /// Change a legal block's parts so that it breaks `rule` (the rules of the
@@ -178,12 +253,17 @@ fn mutate(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()
             p.header.push(format!("C.B.DIMI 1, ->LB{lb}"));
         }
         Rule::SingleDatr => {
-            let line = p.datr.clone().unwrap_or_else(|| format!("B.DATR {}, {none}", datr(|u| u == LayoutUse::Ordinary)[0]));
+            let line = p.datr.clone().unwrap_or_else(|| {
+                format!("B.DATR {}, {none}", datr(|u| u == LayoutUse::Ordinary)[0])
+            });
             p.datr = Some(line.clone());
             p.header.insert(0, line);
         }
         Rule::SingleIor => {
-            let line = b.ior.map_or_else(|| "B.IOR zero, zero".to_string(), |(x, y)| format!("B.IOR {}, {}", GPRS[x as usize], GPRS[y as usize]));
+            let line = b.ior.map_or_else(
+                || "B.IOR zero, zero".to_string(),
+                |(x, y)| format!("B.IOR {}, {}", GPRS[x as usize], GPRS[y as usize]),
+            );
             p.header.push(line.clone());
             if b.ior.is_none() {
                 p.header.push(line);
@@ -199,7 +279,9 @@ fn mutate(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()
         Rule::OneSourceDomain => p.header.push(p.binding.clone()),
         Rule::SubviewPlacement => p.subview = Some("B.SUBVIEW 1, zero, 0, 1".into()),
         Rule::BstartDtype => {
-            let codes: Vec<u8> = (0..32u8).filter(|&c| tables::dtype_storable(c).is_none()).collect();
+            let codes: Vec<u8> = (0..32u8)
+                .filter(|&c| tables::dtype_storable(c).is_none())
+                .collect();
             p.bstart = format!("BSTART.TSTORE {}", tables::dtype_name(*g.rng.pick(&codes)));
         }
         Rule::IosSource => p.binding.push_str(", size=1"),
@@ -207,25 +289,39 @@ fn mutate(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()
             p.datr = Some(match &p.datr {
                 Some(d) if b.form == "cube" => format!("{d}, sat"),
                 _ => {
-                    let names = datr(|u| matches!(u, LayoutUse::Inapplicable | LayoutUse::LoadConversion));
+                    let names =
+                        datr(|u| matches!(u, LayoutUse::Inapplicable | LayoutUse::LoadConversion));
                     format!("B.DATR {}, {none}", g.rng.pick(&names))
                 }
             })
         }
         Rule::CubeDims => p.header.push("C.B.DIMI 4, ->LB2".into()),
         Rule::CubeDtype => {
-            let names: Vec<&str> = tables::DTYPES.iter().filter(|d| d.bits > 0 && !d.cube).map(|d| d.name).collect();
+            let names: Vec<&str> = tables::DTYPES
+                .iter()
+                .filter(|d| d.bits > 0 && !d.cube)
+                .map(|d| d.name)
+                .collect();
             p.bstart = format!("BSTART.TSTORE {}", g.rng.pick(&names));
         }
         Rule::SharedNotCube => {
-            let l = *g.rng.pick(&[TileLayout::CubeM32, TileLayout::CubeM16, TileLayout::CubeN8]);
-            p.datr = Some(format!("B.DATR {}, {}", datr(|u| u == LayoutUse::Cube(l))[0], tables::dtype_name(tables::DTYPE_NONE)));
+            let l = *g
+                .rng
+                .pick(&[TileLayout::CubeM32, TileLayout::CubeM16, TileLayout::CubeN8]);
+            p.datr = Some(format!(
+                "B.DATR {}, {}",
+                datr(|u| u == LayoutUse::Cube(l))[0],
+                tables::dtype_name(tables::DTYPE_NONE)
+            ));
         }
         Rule::SourceDims => {
             p.header.retain(|l| !l.ends_with("->LB0"));
-            p.header.push(format!("B.DIM zero, {}, ->LB0", b.shape.valid_cols + 1));
+            p.header
+                .push(format!("B.DIM zero, {}, ->LB0", b.shape.valid_cols + 1));
         }
-        Rule::SubviewView => p.subview = Some(format!("B.SUBVIEW 0, zero, {}, 1", b.shape.capacity / 128)),
+        Rule::SubviewView => {
+            p.subview = Some(format!("B.SUBVIEW 0, zero, {}, 1", b.shape.capacity / 128))
+        }
         _ => {}
     }
     Some(())
@@ -237,7 +333,14 @@ fn illegal(g: &mut Gen<'_>, rule: Rule, form: Option<&str>) -> Option<(String, I
         Some(f) => f,
         None => g.pick_where("form", |f| forms.contains(&f))?,
     };
-    let tile = matches!(rule, Rule::TileAllocated | Rule::SourceDtype | Rule::SourceLayout | Rule::CubeDescriptor | Rule::SourceDefined);
+    let tile = matches!(
+        rule,
+        Rule::TileAllocated
+            | Rule::SourceDtype
+            | Rule::SourceLayout
+            | Rule::CubeDescriptor
+            | Rule::SourceDefined
+    );
     let w = Want {
         form: FORMS.iter().copied().find(|f| *f == form),
         mask_class: Some(mask_class(g)),
@@ -277,7 +380,12 @@ fn pending(g: &mut Gen<'_>, why: &str) -> Option<(String, Intent)> {
     b.parts.binding = format!("B.IOS S{id}, mask={mask}");
     let text = b.parts.text();
     match g.run(&text)? {
-        Ok(Step::Pending(_)) => Some((text, Intent::Pending { unit: g.units.len() })),
+        Ok(Step::Pending(_)) => Some((
+            text,
+            Intent::Pending {
+                unit: g.units.len(),
+            },
+        )),
         _ => None,
     }
 }
