@@ -161,24 +161,18 @@ fn views(m: &Machine, h: &Header, p: &Plan) -> Vec<&'static str> {
     v
 }
 
+/// Whether two spans `[lo, end)` meet (a span past 2^64 goes on at 0).
 fn overlap(spans: &[(u128, u128)]) -> bool {
-    // Spans as [lo, end) on a line of 2^65 (a wrapped span's part past 2^64
-    // also checked from 0).
-    let parts: Vec<(u128, u128)> = spans
-        .iter()
-        .flat_map(|&(lo, end)| [(lo, end.min(TOP)), (0, end.saturating_sub(TOP))])
-        .filter(|(a, b)| a < b)
-        .collect();
+    let parts = |&(lo, end): &(u128, u128)| [(lo, end.min(TOP)), (0, end.saturating_sub(TOP))];
     spans.iter().enumerate().any(|(i, a)| {
         spans.iter().skip(i + 1).any(|b| {
-            let pa = [(a.0, a.1.min(TOP)), (0, a.1.saturating_sub(TOP))];
-            let pb = [(b.0, b.1.min(TOP)), (0, b.1.saturating_sub(TOP))];
-            pa.iter().any(|x| {
-                pb.iter()
+            parts(a).iter().any(|x| {
+                parts(b)
+                    .iter()
                     .any(|y| x.0 < x.1 && y.0 < y.1 && x.0 < y.1 && y.0 < x.1)
             })
         })
-    }) && !parts.is_empty()
+    })
 }
 
 fn stored(

@@ -45,7 +45,10 @@ pub(super) struct Gen<'a> {
     tables: String,
 }
 
-fn windows(map: &MemoryMap) -> (Vec<(u64, u128)>, Option<(u64, u128)>) {
+/// A run of writable memory: its first byte and its length.
+type Window = (u64, u128);
+
+fn windows(map: &MemoryMap) -> (Vec<Window>, Option<Window>) {
     let mut out: Vec<(u64, u128)> = Vec::new();
     for r in map
         .regions()

@@ -44,7 +44,7 @@ pub(super) fn special(g: &mut Gen<'_>, s: Special<'_>) -> Option<Intent> {
 }
 
 fn mask_class(g: &mut Gen<'_>) -> &'static str {
-    *g.rng.pick(&MASK_CLASSES)
+    MASK_CLASSES[g.rng.below(MASK_CLASSES.len() as u64) as usize]
 }
 
 /// Unmapped runs of the address space: (first byte, end).
