@@ -175,6 +175,43 @@ fn overlap(spans: &[(u128, u128)]) -> bool {
     })
 }
 
+/// The bins of one PE's plan; its span `[lo, end)` when it stores any.
+fn pe_bins(
+    hits: &mut Hits<'_>,
+    h: &Header,
+    p: &Plan,
+    s: &crate::Shape,
+    regions: &[xstore_core::Region],
+    form: &str,
+) -> Option<(u128, u128)> {
+    if form == "cube" || (form == "local" || h.subview.is_none()) {
+        let whole = p.nrows == s.valid_rows && p.ncols == s.valid_cols;
+        hits.hit("rect", &[form, if whole { "whole" } else { "part" }]);
+    }
+    if p.nrows == 0 || p.ncols == 0 {
+        return None;
+    }
+    hits.hit("elements", &[form, elements_class(p.nrows, p.ncols)]);
+    hits.hit(
+        "stride",
+        &[
+            form,
+            stride_class(h.ior.is_some(), p.nrows, p.stride, p.row_bytes()),
+        ],
+    );
+    let len = span_len(p, p.stride);
+    for place in span_places(regions, p.base, len) {
+        hits.hit("span", &[form, place]);
+    }
+    if p.bits == 4 {
+        hits.hit(
+            "nibble",
+            &[form, if p.ncols % 2 == 1 { "odd" } else { "even" }],
+        );
+    }
+    Some((u128::from(p.base), u128::from(p.base) + len))
+}
+
 fn stored(
     hits: &mut Hits<'_>,
     m: &Machine,
@@ -211,33 +248,9 @@ fn stored(
                 hits.hit("view", &[v]);
             }
         }
-        let s = t.shape();
-        if form == "cube" || (form == "local" || h.subview.is_none()) {
-            let whole = p.nrows == s.valid_rows && p.ncols == s.valid_cols;
-            hits.hit("rect", &[form, if whole { "whole" } else { "part" }]);
+        if let Some(span) = pe_bins(hits, h, p, t.shape(), regions, form) {
+            spans.push(span);
         }
-        if p.nrows == 0 || p.ncols == 0 {
-            continue;
-        }
-        hits.hit("elements", &[form, elements_class(p.nrows, p.ncols)]);
-        hits.hit(
-            "stride",
-            &[
-                form,
-                stride_class(h.ior.is_some(), p.nrows, p.stride, p.row_bytes()),
-            ],
-        );
-        let len = span_len(p, p.stride);
-        for place in span_places(regions, p.base, len) {
-            hits.hit("span", &[form, place]);
-        }
-        if p.bits == 4 {
-            hits.hit(
-                "nibble",
-                &[form, if p.ncols % 2 == 1 { "odd" } else { "even" }],
-            );
-        }
-        spans.push((u128::from(p.base), u128::from(p.base) + len));
     }
     if form != "cube" {
         hits.hit(

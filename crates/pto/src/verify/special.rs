@@ -278,6 +278,16 @@ fn mutate(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()
         Rule::IotClosedByL => p.binding = p.binding.replace(", last", ""),
         Rule::OneSourceDomain => p.header.push(p.binding.clone()),
         Rule::SubviewPlacement => p.subview = Some("B.SUBVIEW 1, zero, 0, 1".into()),
+        _ => return legality(g, rule, b),
+    }
+    Some(())
+}
+
+/// [`mutate`] for the rules of legality.
+fn legality(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()> {
+    let p = &mut b.parts;
+    let none = tables::dtype_name(0);
+    match rule {
         Rule::BstartDtype => {
             let codes: Vec<u8> = (0..32u8)
                 .filter(|&c| tables::dtype_storable(c).is_none())
