@@ -18,9 +18,11 @@ fn a_program_steered_to_a_special_bin_hits_it() {
     let model = isa.verify().cover_model();
     let c = Campaign::new(isa, 11);
     let mut missed = Vec::new();
-    for b in model.bins.iter().filter(|b| {
-        matches!(b.group, "fault" | "illegal" | "pending") && b.unreachable.is_none()
-    }) {
+    for b in model
+        .bins
+        .iter()
+        .filter(|b| matches!(b.group, "fault" | "illegal" | "pending") && b.unreachable.is_none())
+    {
         let hit = (0..4).any(|i| {
             let g = c.program_with(i, Some(b)).unwrap();
             let mut h = Hits::new(model);
