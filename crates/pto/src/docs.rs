@@ -113,6 +113,7 @@ pub(crate) fn tables_markdown() -> String {
     decisions_and_lints_tables(&mut s);
     let _ = writeln!(s, "\n### Memory profiles\n");
     s.push_str(&xstore_devkit::docgen::profiles_table(crate::PROFILES));
+    s.push_str(&crate::verify::doc_section());
     s
 }
 

@@ -130,10 +130,13 @@ fn perturb(c: &Case, class: Class, pick: u64) -> Option<(Vec<TraceUnit>, usize)>
             let k = choose(&writing)?;
             let m = bytes_of(&t[k]);
             let (lo, hi) = (*m.keys().next()?, *m.keys().next_back()?);
-            let span = hi - lo + 1;
-            let moved: Vec<(u64, u8)> = match hi.checked_add(span) {
-                Some(_) => m.iter().map(|(a, b)| (a + span, *b)).collect(),
-                None => m.iter().map(|(a, b)| (a - span, *b)).collect(),
+            // A set that holds bytes at both ends of the address space (a PTO
+            // row past 2^64 - 1) cannot move off itself by its own span.
+            let span = (hi - lo).checked_add(1)?;
+            let moved: Vec<(u64, u8)> = match (hi.checked_add(span), lo.checked_sub(span)) {
+                (Some(_), _) => m.iter().map(|(a, b)| (a + span, *b)).collect(),
+                (None, Some(_)) => m.iter().map(|(a, b)| (a - span, *b)).collect(),
+                (None, None) => return None,
             };
             if moved.iter().any(|(a, _)| c.optional(*a)) {
                 return None;

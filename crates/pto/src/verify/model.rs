@@ -1,0 +1,267 @@
+//! The coverage model as data: every group crossed from the crate's tables
+//! (forms, tile layouts, data types with their CUBE cells, PEMode masks,
+//! rules, fault kinds), each cell a bin, a bin no program can hit (with the
+//! reason) or not a bin; and the class names the classifier and the
+//! generator share.
+
+use super::spec::{fault_ways, DIMS, FORMS, PENDING, PLACES, RECTS, STRIDES, VIEWS};
+use crate::tables::{self, Rule, TileLayout, DTYPES, PEMODES, RULES};
+use xstore_core::verify::{Cell, CoverModel, Group, FAULT_PLACES};
+
+const fn group(name: &'static str, meaning: &'static str, source: &'static str) -> Group {
+    Group {
+        name,
+        meaning,
+        source,
+    }
+}
+
+/// Every group, in report order.
+pub(crate) const GROUPS: [Group; 16] = [
+    group("form", "each TSTORE form, by tile layout, data type and class of PE mask (one PE, two, three, all four), stored", "pto-spec 0.58.5, asl/tile/memory-and-data-movement/regular/TSTORE.asl (forms); docs/pto.md, \"Semantics\", \"Data types\", \"PEMode\", \"CUBE cells\""),
+    group("noop", "a block of each form with PE mask 0000: nothing happens", "TSTORE.asl (PE_MASK 0000 is a strict no-op); docs/pto.md, \"Semantics\" 2"),
+    group("dims", "how a stored block's loop bounds are written: inherited, B.DIM from zero, B.DIM from a GPR (mod 2^16), C.B.DIMI", "asl/block/attributes/B.DIM.asl, C.B.DIMI.asl; docs/pto.md, \"Semantics\" (dimensions)"),
+    group("rect", "the stored rectangle: the whole valid region, or a part of it", "docs/pto.md, \"Decisions\" (explicit LB0/LB1/LB2 on a Local ordinary source)"),
+    group("elements", "the stored rectangle of a PE: one element, one row, one column, several rows and columns", "docs/pto.md, \"Semantics\" (dimensions, addresses)"),
+    group("stride", "the row stride of a PE: dense (B.IOR omitted), exact, with a gap, rows overlapping, zero (rows alias), or one row", "asl/block/operands/B.IOR.asl; docs/pto.md, \"Semantics\" (addresses) and \"Decisions\" (aliasing rows)"),
+    group("span", "where a PE's stored span lies: inside a page, across a page boundary, at a region's first or last byte, past 2^64 - 1 and on at 0", "docs/pto.md, \"Semantics\" (all arithmetic is modulo 2^64; a write that would pass 2^64 - 1 is split there)"),
+    group("nibble", "a four-bit block of an even or an odd number of stored columns (a nibble write keeping the sibling)", "docs/pto.md, \"Semantics\" (four-bit types, read-modify-write)"),
+    group("view", "a Shared block's B.SUBVIEW: none, one partial row, whole rows, clipped to the valid region", "asl/block/operands/B.SUBVIEW.asl; docs/pto.md, \"Semantics\" (B.SUBVIEW)"),
+    group("pe_overlap", "a block of two or more PEs whose spans are disjoint, or overlap (bytes written more than once: their values open)", "docs/pto.md, \"Decisions\" (overlapping PE regions)"),
+    group("undefined", "a stored block whose sources hold every element defined, or undefined elements outside the stored rectangle", "TSTORE.asl (exceptions: every stored element is defined); docs/pto.md, \"Scenario keys\" (undefined)"),
+    group("datr", "a Local ordinary block without B.DATR, or with B.DATR NORM", "docs/pto.md, \"Decisions\" (B.DATR on an ordinary TSTORE)"),
+    group("stop", "a stored block closed by BSTOP or C.BSTOP", "asl/block/execution/BSTART.TSTORE.asl (block_composition)"),
+    group("pending", "a Shared block that waits: its source unallocated, or not published", "docs/pto.md, \"Semantics\" 5 and \"Decisions\" (unallocated Shared source)"),
+    group("fault", "each memory fault (misaligned element, unmapped or read-only byte), by where its first failing byte lies, in each form", "TSTORE.asl (memory_effects, ordering); docs/pto.md, \"Semantics\" 7"),
+    group("illegal", "each rule of structure and legality, broken in each form it applies to", "docs/pto.md, \"Rules\" (each row names its pto-spec file)"),
+];
+
+/// The group named `name`.
+pub(crate) fn g(name: &str) -> Group {
+    GROUPS
+        .iter()
+        .find(|g| g.name == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no group `{name}`"))
+}
+
+/// The classes of PE masks, by how many PEs a nonzero PEMode selects.
+pub(crate) const MASK_CLASSES: [&str; 4] = ["one", "two", "three", "all"];
+
+/// The class of a PEMode's mask (`None` for 0000).
+pub(crate) fn mask_class(pemode: u8) -> Option<&'static str> {
+    let n = PEMODES[pemode as usize & 7].count_ones() as usize;
+    (n > 0).then(|| MASK_CLASSES[n - 1])
+}
+
+/// The element-count classes of `elements`.
+pub(crate) const ELEMENTS: [&str; 4] = ["one", "row", "column", "block"];
+
+/// The class of an `nrows` × `ncols` rectangle.
+pub(crate) fn elements_class(nrows: u32, ncols: u32) -> &'static str {
+    match (nrows > 1, ncols > 1) {
+        (false, false) => "one",
+        (false, true) => "row",
+        (true, false) => "column",
+        (true, true) => "block",
+    }
+}
+
+/// The stride classes of `stride`: the generator's, and a single row.
+pub(crate) fn stride_classes() -> Vec<&'static str> {
+    STRIDES.iter().copied().chain(["single_row"]).collect()
+}
+
+/// The class of a PE's stride: `dense` when B.IOR is omitted, else by the
+/// stride against the row's bytes.
+pub(crate) fn stride_class(ior: bool, nrows: u32, stride: u64, row_bytes: u64) -> &'static str {
+    match () {
+        _ if !ior => "dense",
+        _ if nrows <= 1 => "single_row",
+        _ if stride == 0 => "zero",
+        _ if stride < row_bytes => "overlap",
+        _ if stride == row_bytes => "exact",
+        _ => "gap",
+    }
+}
+
+/// The values of `view`.
+pub(crate) fn view_classes() -> Vec<&'static str> {
+    VIEWS.iter().copied().chain(["clipped"]).collect()
+}
+
+/// The element types of the `form` group for a layout: every assigned
+/// element type for row-major; those with a cell of the layout for CUBE.
+pub(crate) fn dtype_fits(layout: TileLayout, d: &tables::DType) -> bool {
+    d.bits > 0 && (!layout.is_cube() || (d.cube && tables::cube_cell(layout, d.bits).is_some()))
+}
+
+/// The rules an illegal block can break: every rule of structure and
+/// legality, the decode rule and the memory rules aside.
+pub(crate) fn breakable() -> Vec<Rule> {
+    RULES
+        .iter()
+        .map(|r| r.rule)
+        .filter(|r| !matches!(r, Rule::Decode | Rule::ElementAlignment | Rule::ElementPage))
+        .collect()
+}
+
+/// The forms a rule can be broken in.
+pub(crate) fn rule_forms(rule: Rule) -> &'static [&'static str] {
+    match rule {
+        Rule::IotClosedByL | Rule::TileAllocated => &["local", "cube"],
+        Rule::SubviewPlacement | Rule::IosSource | Rule::SharedNotCube | Rule::SubviewView => {
+            &["shared"]
+        }
+        Rule::CubeDims | Rule::CubeDtype | Rule::CubeDescriptor => &["cube"],
+        Rule::SourceLayout => &["local"],
+        // A CUBE source's data type is part of its descriptor check.
+        Rule::SourceDims | Rule::SourceDtype => &["local", "shared"],
+        _ => &FORMS,
+    }
+}
+
+/// The fault places some bin of `fault` can reach.
+pub(crate) fn fault_places() -> Vec<&'static str> {
+    FAULT_PLACES
+        .iter()
+        .copied()
+        .filter(|p| {
+            fault_ways()
+                .iter()
+                .any(|(w, _)| fault_cell_why(w, p).is_none())
+        })
+        .collect()
+}
+
+/// Why no program can hit the fault bin of `way` at `place`, when none can.
+pub(crate) fn fault_cell_why(way: &str, place: &str) -> Option<&'static str> {
+    match (way, place) {
+        ("unmapped", "region_start") => {
+            Some("a region's first byte is mapped, so no unmapped byte is one")
+        }
+        ("misaligned", "page_boundary") => Some(
+            "a page boundary (a multiple of 4096) is a multiple of every element size (8 bytes \
+             at most), so no element there is misaligned",
+        ),
+        _ => None,
+    }
+}
+
+const DECODE_WHY: &str = "a generated program is assembly text, and the assembler encodes only \
+    words that decode; a word that does not (IllegalInstruction) exists only in program_hex";
+
+fn layouts() -> Vec<&'static str> {
+    TileLayout::ALL.iter().map(|l| l.key()).collect()
+}
+
+fn form_cell(v: &[&str]) -> Cell {
+    let layout = TileLayout::parse(v[1]).expect("a layout key");
+    let d = tables::dtype_by_name(v[2]).expect("a data type name");
+    if (v[0] == "cube") != layout.is_cube() || !dtype_fits(layout, d) {
+        return Cell::Absent;
+    }
+    Cell::Bin(format!(
+        "a {} block of {} in layout {}, PE mask class {}, stored",
+        v[0], v[2], v[1], v[3]
+    ))
+}
+
+fn illegal_cell(v: &[&str]) -> Cell {
+    let rule = RULES
+        .iter()
+        .find(|r| r.name() == v[0])
+        .expect("a rule")
+        .rule;
+    let meaning = format!("a {} block breaks {}: {}", v[1], v[0], rule.def().text);
+    if rule == Rule::Decode {
+        return Cell::Unreachable(meaning, DECODE_WHY.into());
+    }
+    if matches!(rule, Rule::ElementAlignment | Rule::ElementPage)
+        || !rule_forms(rule).contains(&v[1])
+    {
+        return Cell::Absent;
+    }
+    Cell::Bin(meaning)
+}
+
+fn fault_cell(v: &[&str]) -> Cell {
+    let meaning = format!("a {} block faults {} at {}", v[2], v[0], v[1]);
+    match fault_cell_why(v[0], v[1]) {
+        Some(why) => Cell::Unreachable(meaning, why.into()),
+        None => Cell::Bin(meaning),
+    }
+}
+
+fn by_form(v: &[&str], absent: &[(&str, &str)], what: &str) -> Cell {
+    if absent.iter().any(|(f, x)| *f == v[0] && *x == v[1]) {
+        return Cell::Absent;
+    }
+    Cell::Bin(format!("a {} block: {what} {}", v[0], v[1]))
+}
+
+fn dtypes() -> Vec<&'static str> {
+    DTYPES
+        .iter()
+        .filter(|d| d.bits > 0)
+        .map(|d| d.name)
+        .collect()
+}
+
+/// The coverage model.
+pub(crate) fn build() -> CoverModel {
+    let mut m = CoverModel::new();
+    m.cross(
+        g("form"),
+        &[&FORMS, &layouts(), &dtypes(), &MASK_CLASSES],
+        form_cell,
+    );
+    m.cross(g("noop"), &[&FORMS], |v| {
+        Cell::Bin(format!("a {} block of PE mask 0000", v[0]))
+    });
+    m.cross(g("dims"), &[&FORMS, &DIMS], |v| {
+        by_form(v, &[("cube", "inherit")], "loop bounds")
+    });
+    m.cross(g("rect"), &[&FORMS, &RECTS], |v| {
+        by_form(v, &[("cube", "part")], "stores")
+    });
+    m.cross(g("elements"), &[&FORMS, &ELEMENTS], |v| {
+        by_form(v, &[], "a PE stores")
+    });
+    m.cross(g("stride"), &[&FORMS, &stride_classes()], |v| {
+        by_form(v, &[], "a PE's stride is")
+    });
+    m.cross(g("span"), &[&FORMS, &PLACES], |v| {
+        by_form(v, &[], "a PE's span lies")
+    });
+    m.cross(g("nibble"), &[&FORMS, &["even", "odd"]], |v| {
+        by_form(v, &[], "four-bit columns stored")
+    });
+    m.cross(g("view"), &[&view_classes()], |v| {
+        Cell::Bin(format!("a Shared block's view: {}", v[0]))
+    });
+    m.cross(g("pe_overlap"), &[&FORMS, &["disjoint", "overlap"]], |v| {
+        by_form(v, &[], "PE spans")
+    });
+    m.cross(g("undefined"), &[&FORMS, &["defined", "outside"]], |v| {
+        by_form(v, &[("cube", "outside")], "undefined elements")
+    });
+    m.cross(g("datr"), &[&["none", "norm"]], |v| {
+        Cell::Bin(format!("a Local ordinary block, B.DATR {}", v[0]))
+    });
+    m.cross(g("stop"), &[&["BSTOP", "C.BSTOP"]], |v| {
+        Cell::Bin(format!("a stored block closed by {}", v[0]))
+    });
+    m.cross(g("pending"), &[&PENDING], |v| {
+        Cell::Bin(format!("a Shared block waits: source {}", v[0]))
+    });
+    let ways: Vec<&str> = fault_ways().iter().map(|(w, _)| *w).collect();
+    m.cross(g("fault"), &[&ways, FAULT_PLACES, &FORMS], fault_cell);
+    let rules: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
+    m.cross(g("illegal"), &[&rules, &FORMS], illegal_cell);
+    debug_assert!(
+        m.groups.iter().eq(GROUPS.iter()),
+        "the groups in report order"
+    );
+    m
+}

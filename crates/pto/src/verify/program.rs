@@ -1,0 +1,213 @@
+//! One program following the driver's plan: a body of legal blocks drawn by
+//! the configuration's weights, directed streams mixed in, and the special
+//! last block the plan (or the steering toward a bin) asks for.
+
+use super::block::{block, Want};
+use super::gen::Gen;
+use super::model::{self, MASK_CLASSES};
+use super::spec::FORMS;
+use super::special::{special, Special};
+use crate::exec::Step;
+use crate::tables::{self, RULES};
+use xstore_core::verify::{Bin, Config, Generated, Intent, Plan, Rng};
+
+/// Make and keep one legal block of `w`; false when none could be made.
+fn legal(g: &mut Gen<'_>, w: &Want<'_>) -> bool {
+    for _ in 0..6 {
+        let Some(b) = block(g, w) else { continue };
+        let text = b.parts.text();
+        if let Some(Ok(Step::Stored | Step::NoOp)) = g.run(&text) {
+            g.legal.push(g.units.len());
+            g.units.push(text);
+            return true;
+        }
+    }
+    false
+}
+
+/// A block that is always legal: an earlier legal block again, or a
+/// well-formed block of PE mask 0000.
+fn fallback(g: &mut Gen<'_>) {
+    if !g.legal.is_empty() {
+        let i = *g.rng.pick(&g.legal.clone());
+        g.units.push(g.units[i].clone());
+        return;
+    }
+    let dt = tables::DTYPES
+        .iter()
+        .find(|d| d.bits > 0)
+        .expect("an element type");
+    g.units.push(format!(
+        "BSTART.TSTORE {}\nB.IOT {}, mask={}, last\nBSTOP",
+        dt.name,
+        tables::tile_name(0),
+        tables::mask_text(0)
+    ));
+}
+
+/// A directed stream's block; false when it could not be made.
+fn stream(g: &mut Gen<'_>, name: &'static str) -> bool {
+    let many = MASK_CLASSES[1..].to_vec();
+    let w = match name {
+        "pe_overlap" => Want {
+            mask_class: Some(*g.rng.pick(&many)),
+            same_base: Some(true),
+            ..Want::default()
+        },
+        "row_alias" => Want {
+            stride: Some("zero"),
+            min_rows: 2,
+            ..Want::default()
+        },
+        "wrap_top" => Want {
+            place: Some("wrap"),
+            ..Want::default()
+        },
+        "nibble_odd" => Want {
+            four_bit: true,
+            odd_cols: Some(true),
+            ..Want::default()
+        },
+        "noop" => Want {
+            mask: Some("0000"),
+            ..Want::default()
+        },
+        _ if g.legal.is_empty() => return false,
+        _ => {
+            fallback(g);
+            g.streams.push(name);
+            return true;
+        }
+    };
+    let ok = legal(g, &w);
+    if ok {
+        g.streams.push(name);
+    }
+    ok
+}
+
+/// The special block a fault, illegal or pending bin asks for.
+fn special_of(bin: &Bin) -> Option<Special<'_>> {
+    let v: Vec<&str> = bin.values.iter().map(String::as_str).collect();
+    match bin.group {
+        "fault" => Some(Special::Fault(v[0], v[1], Some(v[2]))),
+        "illegal" => {
+            let rule = RULES.iter().find(|r| r.name() == v[0])?.rule;
+            Some(Special::Illegal(rule, Some(v[1])))
+        }
+        "pending" => Some(Special::Pending(v[0])),
+        _ => None,
+    }
+}
+
+/// The wanted choices that hit `bin` (of a group a legal block hits).
+fn want_of(bin: &Bin) -> Option<Want<'_>> {
+    let v: Vec<&str> = bin.values.iter().map(String::as_str).collect();
+    let form = FORMS.contains(&v[0]).then_some(v[0]);
+    let mut w = Want {
+        form,
+        ..Want::default()
+    };
+    match bin.group {
+        "form" => {
+            w.layout = Some(v[1]).filter(|_| v[0] == "cube");
+            w.dtype = Some(v[2]);
+            w.mask_class = Some(v[3]);
+        }
+        "noop" => w.mask = Some("0000"),
+        "dims" => w.dims = Some(v[1]),
+        "rect" => w.rect = Some(v[1]),
+        "elements" => w.elements = Some(v[1]),
+        "stride" if v[1] == "single_row" => {
+            w.elements = Some("row");
+            w.stride = Some("exact");
+        }
+        "stride" => {
+            w.stride = Some(v[1]);
+            w.min_rows = 2;
+        }
+        "span" => w.place = Some(v[1]),
+        "nibble" => {
+            w.four_bit = true;
+            w.odd_cols = Some(v[1] == "odd");
+        }
+        "view" => {
+            w.form = Some("shared");
+            w.view = Some(v[0]).filter(|x| *x != "clipped");
+        }
+        "pe_overlap" => {
+            w.mask_class = Some("all");
+            w.same_base = Some(v[1] == "overlap");
+        }
+        "undefined" => {
+            w.undefined = Some(v[1] == "outside");
+            w.rect = (v[1] == "outside").then_some("part");
+        }
+        "datr" => {
+            w.form = Some("local");
+            w.datr = Some(v[0] == "norm");
+        }
+        "stop" => w.c_bstop = Some(v[0] == "C.BSTOP"),
+        _ => return None,
+    }
+    Some(w)
+}
+
+/// The special block of the plan: a fault of a way and place some bin can
+/// reach, a broken rule, or (now and then) a pending block.
+fn planned<'a>(g: &mut Gen<'a>, plan: &Plan<'_>) -> Option<Special<'a>> {
+    if plan.fault.is_some() {
+        let way = g.pick("fault")?;
+        let place = g.pick_where("fault_place", |p| model::fault_cell_why(way, p).is_none())?;
+        return Some(Special::Fault(way, place, None));
+    }
+    if plan.illegal.is_some() {
+        let name = g.pick("illegal")?;
+        let rule = RULES.iter().find(|r| r.name() == name)?.rule;
+        return Some(Special::Illegal(rule, None));
+    }
+    if g.percent("pending_percent") {
+        return Some(Special::Pending(g.pick("pending")?));
+    }
+    None
+}
+
+/// One program.
+pub(super) fn generate(cfg: &Config, plan: &Plan<'_>, rng: &mut Rng) -> Generated {
+    let mut g = Gen::new(cfg, rng);
+    let focus_special = plan.focus.and_then(special_of);
+    let special_block = match focus_special {
+        Some(s) => Some(s),
+        None => planned(&mut g, plan),
+    };
+    let want = plan
+        .units
+        .saturating_sub(usize::from(special_block.is_some()));
+    if let Some(w) = plan.focus.and_then(want_of) {
+        if !legal(&mut g, &w) {
+            fallback(&mut g);
+        }
+    }
+    while g.units.len() < want {
+        if g.rng.chance(cfg.directed_ppm) {
+            if let Some(s) = cfg.stream(g.rng) {
+                if stream(&mut g, s) {
+                    continue;
+                }
+            }
+        }
+        if !legal(&mut g, &Want::default()) {
+            fallback(&mut g);
+        }
+    }
+    let intent = special_block.and_then(|s| special(&mut g, s));
+    if intent.is_none() && g.units.len() < plan.units {
+        fallback(&mut g);
+    }
+    Generated {
+        setup: g.setup(),
+        units: g.units,
+        intent: intent.unwrap_or(Intent::Complete),
+        streams: g.streams,
+    }
+}

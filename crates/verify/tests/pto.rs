@@ -1,0 +1,91 @@
+//! PTO's generator and coverage model: a program steered toward a fault,
+//! illegal or pending bin hits that bin (the generator makes the block the
+//! bin names and the classifier names the bin the block hits); the
+//! coverage model holds every form, data type and layout the crate's tables
+//! hold; a block written more than once by two PEs leaves its bytes open.
+
+use xstore_core::verify::{Coverage, Hits};
+use xstore_verify::cover::hits_of;
+use xstore_verify::Campaign;
+
+fn pto() -> &'static dyn xstore_core::isa::Isa {
+    xstore_isas::find("pto").unwrap()
+}
+
+#[test]
+fn a_program_steered_to_a_special_bin_hits_it() {
+    let isa = pto();
+    let model = isa.verify().cover_model();
+    let c = Campaign::new(isa, 11);
+    let mut missed = Vec::new();
+    for b in model
+        .bins
+        .iter()
+        .filter(|b| matches!(b.group, "fault" | "illegal" | "pending") && b.unreachable.is_none())
+    {
+        let hit = (0..4).any(|i| {
+            let g = c.program_with(i, Some(b)).unwrap();
+            let mut h = Hits::new(model);
+            hits_of(isa, &g.scenario, &g.name, &mut h).unwrap();
+            assert!(h.unknown().is_empty(), "{:?}", h.unknown());
+            h.has(&b.name)
+        });
+        if !hit {
+            missed.push(b.name.clone());
+        }
+    }
+    assert!(missed.is_empty(), "steered programs missed {missed:?}");
+}
+
+#[test]
+fn the_model_crosses_every_form_data_type_and_layout_of_the_tables() {
+    let model = pto().verify().cover_model();
+    for d in xstore_pto::tables::DTYPES.iter().filter(|d| d.bits > 0) {
+        for form in ["local", "shared"] {
+            let name = format!("form:{form}/row_major/{}/all", d.name);
+            assert!(model.bin(&name).is_some(), "{name}");
+        }
+        for l in xstore_pto::TileLayout::ALL.iter().filter(|l| l.is_cube()) {
+            let name = format!("form:cube/{}/{}/one", l.key(), d.name);
+            let cell = d.cube && xstore_pto::tables::cube_cell(*l, d.bits).is_some();
+            assert_eq!(model.bin(&name).is_some(), cell, "{name}");
+        }
+    }
+    for b in &model.bins {
+        if let Some(why) = &b.unreachable {
+            assert!(!why.is_empty(), "{}", b.name);
+        }
+    }
+}
+
+#[test]
+fn default_programs_cover_most_of_the_model_and_name_only_its_bins() {
+    let isa = pto();
+    let model = isa.verify().cover_model();
+    let c = Campaign::new(isa, 3);
+    let mut cov = Coverage::new("pto", model);
+    for i in 0..300 {
+        let g = c.program(i).unwrap();
+        let mut h = Hits::new(model);
+        hits_of(isa, &g.scenario, &g.name, &mut h).unwrap();
+        assert!(h.unknown().is_empty(), "{:?}\n{}", h.unknown(), g.scenario);
+        cov.add(&h);
+    }
+    let r = cov.report(model);
+    assert!(r.hit * 2 > r.reachable, "{} of {}", r.hit, r.reachable);
+}
+
+#[test]
+fn overlapping_pe_spans_leave_their_bytes_open() {
+    let isa = pto();
+    assert!(isa.verify().beats_unordered());
+    assert!(isa.verify().beats_source().contains("docs/pto.md"));
+    let model = isa.verify().cover_model();
+    let bin = model.bin("pe_overlap:local/overlap").unwrap();
+    let c = Campaign::new(isa, 5);
+    let open = (0..8).any(|i| {
+        let g = c.program_with(i, Some(bin)).unwrap();
+        !g.golden.open.is_empty() && g.scenario.contains("left out of [[expect.memory]]")
+    });
+    assert!(open, "no steered program left a byte open");
+}
