@@ -543,7 +543,7 @@ fn a_transaction_of_straddling_writes_counts_two_pages_each() {
 
 /// The exact page count reads each write's touched bytes, no more: a plain
 /// write that ends on a page's last byte, and a byte-enabled write whose
-/// enabled run starts inside it, under a cap of exactly their pages (the
+/// enabled run starts inside it and ends on a page's last byte, under a cap of exactly their pages, and one page short (the
 /// transaction's cheap bound passes the room, so the pages are counted).
 #[test]
 fn the_exact_count_ends_each_run_on_its_last_byte() {
@@ -551,10 +551,22 @@ fn the_exact_count_ends_each_run_on_its_last_byte() {
     let mut tx = Transaction::new();
     tx.write(PAGE_SIZE - 16, &[1; 16]);
     let enables = [false, false, false, false, true, true, true, true];
-    tx.write_enabled(3 * PAGE_SIZE - 12, &[2; 8], &enables);
+    tx.write_enabled(3 * PAGE_SIZE - 8, &[2; 8], &enables);
     tx.write(PAGE_SIZE - 32, &[3; 16]);
+    // One page short: the enabled run's page counts.
+    let mut m = Memory::new(map.clone()).with_cap(PAGE_SIZE);
+    assert_eq!(
+        m.commit(&tx, &mut NoTrace),
+        Err(Fault {
+            kind: FaultKind::AllocationCap { cap: PAGE_SIZE },
+            addr: 2 * PAGE_SIZE
+        })
+    );
     let mut m = Memory::new(map).with_cap(2 * PAGE_SIZE);
     m.commit(&tx, &mut NoTrace).unwrap();
     assert_eq!(m.allocated_bytes(), 2 * PAGE_SIZE);
-    assert_eq!(m.peek(3 * PAGE_SIZE - 8, 8), vec![Some(2); 8]);
+    let written = [None, None, None, None, Some(2), Some(2), Some(2), Some(2)];
+    let got: Vec<Option<u8>> = m.peek(3 * PAGE_SIZE - 8, 8);
+    let want: Vec<Option<u8>> = written.iter().map(|w| Some(w.unwrap_or(0))).collect();
+    assert_eq!(got, want);
 }
