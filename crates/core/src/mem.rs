@@ -661,6 +661,11 @@ impl AddressSpace for Memory {
         self.check_mapped(addr, last, true)
     }
 
+    #[inline(always)]
+    fn check_readable(&self, addr: u64, last: u64) -> Result<(), Fault> {
+        self.check_mapped(addr, last, false)
+    }
+
     /// The allocation cap: the pages the writes would allocate must fit in the
     /// room left. An upper bound on the pages the writes span is cheap; missing
     /// pages are counted exactly (hash look-ups) only when that bound could

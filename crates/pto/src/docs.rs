@@ -34,18 +34,19 @@ pub(crate) fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
         Fk::Layout => {
             let l = tables::datr_layout(v as u8);
             match l.map(|l| l.usage) {
-                Some(LayoutUse::Ordinary) => "NORM (ordinary store)".into(),
+                Some(LayoutUse::Ordinary) => "NORM (ordinary store or load)".into(),
                 Some(LayoutUse::Cube(t)) => format!(
-                    "{} (CUBE form, source layout {})",
+                    "{} (TSTORE CUBE form, source layout {}; does not apply to TLOAD)",
                     tables::datr_layout_name(v as u8),
                     t.key()
                 ),
-                Some(LayoutUse::LoadConversion) => format!(
-                    "{} (a TLOAD conversion; does not apply to TSTORE: TileLegality)",
-                    tables::datr_layout_name(v as u8)
+                Some(LayoutUse::CubeLoad(t)) => format!(
+                    "{} (TLOAD CUBE form, destination layout {}; does not apply to TSTORE)",
+                    tables::datr_layout_name(v as u8),
+                    t.key()
                 ),
                 Some(LayoutUse::Inapplicable) => format!(
-                    "{} (does not apply to TSTORE: TileLegality)",
+                    "{} (does not apply to TSTORE or TLOAD: TileLegality)",
                     tables::datr_layout_name(v as u8)
                 ),
                 None => format!("L{v} (unassigned)"),
@@ -231,13 +232,19 @@ fn layouts_tables(s: &mut String) {
     header(
         s,
         "\n### B.DATR layouts\n\n",
-        &["code", "name", "TSTORE use", "provenance"],
+        &["code", "name", "TSTORE / TLOAD use", "provenance"],
     );
     for l in tables::DATR_LAYOUTS {
         let u = match l.usage {
             LayoutUse::Ordinary => "ordinary (all other B.DATR fields 0)".to_string(),
-            LayoutUse::Cube(t) => format!("CUBE form, source layout `{}`", t.key()),
-            LayoutUse::LoadConversion => "a TLOAD conversion: faults TileLegality".to_string(),
+            LayoutUse::Cube(t) => format!(
+                "TSTORE CUBE form, source layout `{}`; TLOAD faults TileLegality",
+                t.key()
+            ),
+            LayoutUse::CubeLoad(t) => format!(
+                "TLOAD CUBE form, destination layout `{}`; TSTORE faults TileLegality",
+                t.key()
+            ),
             LayoutUse::Inapplicable => "faults TileLegality".to_string(),
         };
         let _ = writeln!(s, "| {} | {} | {u} | {} |", l.code, l.name, l.prov);

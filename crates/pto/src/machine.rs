@@ -2,10 +2,11 @@
 //! tile registers; the core's Shared tiles S0..S63), registers addressed by
 //! name, tiles set from the scenario keys' values, and the block executor.
 
-use crate::exec::{self, Scratch, Step};
+use crate::exec::{Scratch, Step};
 use crate::fault::Fault;
 use crate::instruction::Word;
 use crate::program::Program;
+use crate::run;
 use crate::state::{parse_reg, State};
 use crate::tables::{self, GPRS, GPR_COUNT, LOCAL_TILES, NUM_PES, SHARED_TILES};
 use crate::tile::{Location, Shape, ShapeError, Tile};
@@ -236,7 +237,7 @@ impl Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> Result<Step, Fault> {
-        exec::run_block(&self.state, block, None, mem, &mut self.scratch, trace)
+        run::run_block(&mut self.state, block, None, mem, &mut self.scratch, trace)
     }
 
     /// Execute a program block by block until its end, a fault, a pending
@@ -425,8 +426,15 @@ impl Stepper for Machine {
         trace: &mut T,
     ) -> Result<Retired, Stop<Fault>> {
         let (block, undecoded) = prog.block(index);
-        match exec::run_block(&self.state, block, undecoded, mem, &mut self.scratch, trace) {
-            Ok(Step::Stored) => Ok(Retired::Done),
+        match run::run_block(
+            &mut self.state,
+            block,
+            undecoded,
+            mem,
+            &mut self.scratch,
+            trace,
+        ) {
+            Ok(Step::Stored | Step::Loaded) => Ok(Retired::Done),
             Ok(Step::NoOp) => Ok(Retired::Note("PE mask 0000, no effect".into())),
             Ok(Step::Pending(why)) => Err(Stop::Pending(why.into())),
             Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why.into())),

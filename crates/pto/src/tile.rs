@@ -459,6 +459,22 @@ impl Tile {
         }
     }
 
+    /// Mark every valid element undefined (a Shared tile before its first load).
+    pub(crate) fn set_all_undefined(&mut self) {
+        self.defined.iter_mut().for_each(|d| *d = false);
+        self.undefined_count = self.defined.len();
+    }
+
+    /// Mark the `idx`-th valid element (row-major) defined.
+    pub(crate) fn set_defined(&mut self, idx: usize) {
+        if let Some(d) = self.defined.get_mut(idx) {
+            if !*d {
+                *d = true;
+                self.undefined_count -= 1;
+            }
+        }
+    }
+
     /// Whether a Shared tile is published and whole-parent-ready (always true
     /// for a Local tile).
     pub fn published(&self) -> bool {
