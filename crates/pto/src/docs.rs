@@ -228,6 +228,38 @@ fn names_tables(s: &mut String) {
     }
 }
 
+/// The PadValue codes and the bits they fill a TLOAD CUBE tail with.
+fn pad_table(s: &mut String) {
+    header(
+        s,
+        "\n### PadValue (TLOAD CUBE tails)\n\n",
+        &[
+            "data type",
+            "Zero (0)",
+            "Max (1)",
+            "Min (2)",
+            "Null (3)",
+            "provenance",
+        ],
+    );
+    for d in tables::DTYPES.iter().filter(|d| d.bits != 0) {
+        let hex = |p: u8| {
+            tables::pad_bits(p, d.code)
+                .map(|v| format!("{v:#x}"))
+                .unwrap_or_default()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | undefined | {} |",
+            d.name,
+            hex(0),
+            hex(1),
+            hex(2),
+            tables::PAD_PROV
+        );
+    }
+}
+
 fn layouts_tables(s: &mut String) {
     header(
         s,
@@ -254,6 +286,7 @@ fn layouts_tables(s: &mut String) {
         "| other | L<n> | unassigned: the word does not decode (IllegalInstruction) | {} |",
         tables::SPEC
     );
+    pad_table(s);
     header(
         s,
         "\n### CUBE cells (128 bytes each)\n\n",
