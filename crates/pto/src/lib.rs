@@ -17,7 +17,7 @@
 //! Code map (the modules other than [`tables`] are internal): `instruction`
 //! (the command word), `codec` (the length rule, decode, encode), `asm`
 //! (parser and printer), `program` (blocks), `validate` (the block checker),
-//! `explain`, `fault`, `state` (the architectural state), `tile`
+//! `explain`, `fault`, `expect` (tiles in run reports and `[expect]`), `state` (the architectural state), `tile`
 //! (descriptors and their rules), `exec` (legality, per-PE plans, writes),
 //! `machine` (registers by name, tiles from scenario keys), `lint`,
 //! `scenario`, `bench`, `docs`.
@@ -72,6 +72,7 @@ mod bench;
 mod codec;
 mod docs;
 mod exec;
+mod expect;
 mod explain;
 mod fault;
 mod instruction;
@@ -150,7 +151,7 @@ static INFO: IsaInfo = IsaInfo {
     name: "pto",
     summary: "PTO tile ISA (pto-spec 0.58.5): block-encoded TSTORE, Local / Shared / Local CUBE",
     unit: "block",
-    scenario_keys: &["tile", "shared"],
+    scenario_keys: &["tile", "shared", "expect.tile", "expect.shared"],
     profiles: PROFILES,
     examples: EXAMPLES,
     sample: "BSTART.TSTORE U8\nB.DIM LB0, 64\nB.DIM LB1, 8\nB.DIM LB2, 64\nB.IOR a0, a1\nB.IOT T1, mask=1111, last\nBSTOP",
