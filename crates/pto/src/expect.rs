@@ -116,6 +116,7 @@ pub(crate) struct TileExpect {
     location: Option<Location>,
     dims: [Option<u32>; 4],
     data: Option<Vec<i128>>,
+    payload: Option<Vec<u8>>,
     undefined: Option<Vec<usize>>,
 }
 
@@ -161,6 +162,7 @@ fn parse_one(t: &Item, shared: bool) -> Result<TileExpect, Diagnostic> {
         "layout",
         "location",
         "data",
+        "payload",
         "undefined",
     ]);
     keys.extend(DIMS);
@@ -248,6 +250,9 @@ fn parse_elements(f: &mut Fields<'_>, e: &mut TileExpect) -> Result<(), Diagnost
                 .collect::<Result<_, _>>()?,
         );
     }
+    if let Some(p) = f.take("payload") {
+        e.payload = Some(p.as_hex("payload")?);
+    }
     if let Some(u) = f.take("undefined") {
         let items = u.as_array("undefined")?;
         e.undefined = Some(
@@ -310,7 +315,25 @@ fn check_tile(t: &Tile, e: &TileExpect) -> Option<String> {
             return Some(m);
         }
     }
-    check_elements(t, e)
+    check_payload(t, e).or_else(|| check_elements(t, e))
+}
+
+/// `payload`: the physical bytes from offset 0, in the tile's layout.
+fn check_payload(t: &Tile, e: &TileExpect) -> Option<String> {
+    let want = e.payload.as_deref()?;
+    let got = t.payload();
+    if want.len() > got.len() {
+        return Some(format!(
+            "payload: {} bytes expected, the capacity is {}",
+            want.len(),
+            got.len()
+        ));
+    }
+    let i = want.iter().zip(got).position(|(w, g)| w != g)?;
+    Some(format!(
+        "payload: byte {i} expected {:02x}, got {:02x}",
+        want[i], got[i]
+    ))
 }
 
 /// `undefined` (exactly these valid elements are undefined) and `data` (every
