@@ -229,14 +229,7 @@ pub trait AddressSpace {
     ) -> Result<(), Fault> {
         let total: usize = spans.iter().map(|s| s.1).sum();
         assert_eq!(total, out.len(), "the reads fill `out` exactly");
-        for &(addr, len, align) in spans {
-            if let Err(f) = probe_read(self, addr, len, align) {
-                if T::ENABLED {
-                    trace.fault(&f);
-                }
-                return Err(f);
-            }
-        }
+        probe_reads(self, spans, trace)?;
         let mut at = 0;
         for &(addr, len, _) in spans {
             if len == 0 {
@@ -250,6 +243,44 @@ pub trait AddressSpace {
             at += len;
         }
         Ok(())
+    }
+
+    /// [`AddressSpace::load_spans`] with the bytes appended to `out`, which
+    /// grows by exactly their sum (and is unchanged on a fault): the same
+    /// probe, reads and trace, into a buffer that need not be zeroed first.
+    fn load_spans_append<T: TraceSink>(
+        &self,
+        spans: &[(u64, usize, u64)],
+        out: &mut Vec<u8>,
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        probe_reads(self, spans, trace)?;
+        for &(addr, len, _) in spans {
+            if len == 0 {
+                continue;
+            }
+            let at = out.len();
+            self.read_append(addr, len, out)
+                .expect("probed bytes are readable");
+            if T::ENABLED {
+                trace.read(addr, &out[at..]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Append the `len` bytes at `addr` to `out`, or the fault of
+    /// [`AddressSpace::read`]. By default `out` grows by `len` zeros that
+    /// `read` then fills; an implementation that can copy its bytes straight
+    /// onto the end overrides it.
+    fn read_append(&self, addr: u64, len: usize, out: &mut Vec<u8>) -> Result<(), Fault> {
+        let at = out.len();
+        out.resize(at + len, 0);
+        let r = self.read(addr, &mut out[at..]);
+        if r.is_err() {
+            out.truncate(at);
+        }
+        r
     }
 
     /// A resource bound over one instruction's writes, checked after every
@@ -447,6 +478,24 @@ fn probe_one<M: AddressSpace + ?Sized>(
             res
         }
     }
+}
+
+/// The probe of every read of one instruction, in order; the first fault
+/// goes to the trace and is returned.
+fn probe_reads<M: AddressSpace + ?Sized, T: TraceSink>(
+    mem: &M,
+    spans: &[(u64, usize, u64)],
+    trace: &mut T,
+) -> Result<(), Fault> {
+    for &(addr, len, align) in spans {
+        if let Err(f) = probe_read(mem, addr, len, align) {
+            if T::ENABLED {
+                trace.fault(&f);
+            }
+            return Err(f);
+        }
+    }
+    Ok(())
 }
 
 /// The probe of one read: overflow, alignment, then the bytes.

@@ -59,9 +59,29 @@ pub(crate) fn run_load<M: AddressSpace, T: TraceSink>(
     for l in &loads {
         plan_pe(l, target, &mut s.plans);
     }
+    if let (Target::Local(code), [l]) = (target, loads.as_slice()) {
+        if whole_rows(&l.shape) {
+            // The same plan and reads, straight into the new tile's payload:
+            // its valid rows lie back to back from offset 0.
+            plan_spans(s, bits);
+            let mut payload = Vec::with_capacity(l.shape.capacity as usize);
+            mem.load_spans_append(&s.spans, &mut payload, trace)
+                .map_err(|f| located(s, &f, bits))?;
+            let tile = Tile::local_from(l.shape, payload);
+            m.put_local(l.pe, code, Some(tile));
+            return Ok(Step::Loaded);
+        }
+    }
     read_all(s, mem, bits, trace)?;
     install(m, h, target, &loads, s);
     Ok(Step::Loaded)
+}
+
+/// Whether the valid rows of a row-major tile of whole-byte elements fill
+/// its payload from offset 0 without gaps (ValidCol = Col): what [`fill`]
+/// writes is then the bytes read, in order.
+fn whole_rows(s: &Shape) -> bool {
+    !s.layout.is_cube() && s.bits() >= 8 && s.valid_cols == s.cols
 }
 
 /// The destination shape, base and stride of PE `pe`.
@@ -180,18 +200,11 @@ fn check_shape(shape: &Shape, pe: usize, cap: u32, rule: Rule) -> Result<(), Fau
     })
 }
 
-/// Tile bytes in use on the core: every allocated Local tile of every PE,
-/// and every Shared tile once.
-fn capacity_in_use(m: &State) -> u64 {
-    let tiles = m.local.iter().chain(m.shared.iter()).flatten();
-    tiles.map(|t| t.shape().capacity as u64).sum()
-}
-
 /// The destination register or Shared tile, after the allocation and
 /// capacity rules.
 fn allocate(m: &State, h: &Header, loads: &[PeLoad]) -> Result<Target, Fault> {
     let first = loads[0];
-    let in_use = capacity_in_use(m);
+    let in_use = m.capacity_in_use();
     let capacity = first.shape.capacity as u64;
     let over = |need: u64| {
         legality(
@@ -325,14 +338,9 @@ fn plan_pe(l: &PeLoad, target: Target, plans: &mut Vec<Plan>) {
     plans.extend(last);
 }
 
-/// Probe every read of the plans (PE0 → PE3, row-major), then read them into
-/// `s.data`. A fault names the first failing element.
-fn read_all<M: AddressSpace, T: TraceSink>(
-    s: &mut Scratch,
-    mem: &M,
-    bits: u32,
-    trace: &mut T,
-) -> Result<(), Fault> {
+/// The reads of the plans (PE0 → PE3, row-major) into `s.spans`, a row that
+/// passes 2^64 − 1 split there; returns their bytes in all.
+fn plan_spans(s: &mut Scratch, bits: u32) -> usize {
     let align = (bits / 8).max(1) as u64;
     s.spans.clear();
     let mut total = 0;
@@ -341,27 +349,75 @@ fn read_all<M: AddressSpace, T: TraceSink>(
         if len == 0 {
             continue;
         }
+        let whole = len * p.nrows as usize;
+        if p.nrows > 0 && p.stride == len as u64 && first_part(p.addr(0, 0), whole) == whole {
+            // Rows back to back below 2^64: the one span the merge would give.
+            push_span(&mut s.spans, (p.addr(0, 0), whole, align));
+            total += whole;
+            continue;
+        }
         for i in 0..p.nrows {
             let addr = p.addr(i, 0);
             let first = first_part(addr, len);
-            s.spans.push((addr, first, align));
+            push_span(&mut s.spans, (addr, first, align));
             if first < len {
-                s.spans.push((0, len - first, align));
+                push_span(&mut s.spans, (0, len - first, align));
             }
             total += len;
         }
     }
-    s.data.resize(total, 0);
-    match mem.load_spans(&s.spans, &mut s.data, trace) {
-        Ok(()) => Ok(()),
-        Err(f) => {
-            let pf = map_fault(&f, bits);
-            match pf.address.and_then(|a| locate(&s.plans, a)) {
-                Some((pe, r, c)) => Err(pf.prefixed(format_args!("PE{pe} element ({r}, {c})"))),
-                None => Err(pf),
-            }
+    total
+}
+
+/// Append a read, merged into the previous one when it starts where that
+/// one ends: the same bytes in the same order, and (each row a whole number
+/// of elements) the same alignment, so the same probe and the same fault.
+fn push_span(spans: &mut Vec<(u64, usize, u64)>, span: (u64, usize, u64)) {
+    if let Some(last) = spans.last_mut() {
+        let end = last.0.checked_add(last.1 as u64);
+        if end == Some(span.0) && last.2 == span.2 && last.1 as u64 % span.2 == 0 {
+            last.1 += span.1;
+            return;
         }
     }
+    spans.push(span);
+}
+
+/// Probe every read of `s.spans`, then read them into `out` (back to back).
+/// A fault names the first failing element.
+fn read_spans<M: AddressSpace, T: TraceSink>(
+    s: &Scratch,
+    mem: &M,
+    bits: u32,
+    out: &mut [u8],
+    trace: &mut T,
+) -> Result<(), Fault> {
+    mem.load_spans(&s.spans, out, trace)
+        .map_err(|f| located(s, &f, bits))
+}
+
+/// A read fault as the block reports it: the first failing element named.
+fn located(s: &Scratch, f: &xstore_core::Fault, bits: u32) -> Fault {
+    let pf = map_fault(f, bits);
+    match pf.address.and_then(|a| locate(&s.plans, a)) {
+        Some((pe, r, c)) => pf.prefixed(format_args!("PE{pe} element ({r}, {c})")),
+        None => pf,
+    }
+}
+
+/// Probe and read every read of the plans into `s.data`.
+fn read_all<M: AddressSpace, T: TraceSink>(
+    s: &mut Scratch,
+    mem: &M,
+    bits: u32,
+    trace: &mut T,
+) -> Result<(), Fault> {
+    let total = plan_spans(s, bits);
+    let mut data = std::mem::take(&mut s.data);
+    data.resize(total, 0);
+    let r = read_spans(s, mem, bits, &mut data, trace);
+    s.data = data;
+    r
 }
 
 /// Build each destination from the bytes read and put it in place.
@@ -376,7 +432,7 @@ fn install(m: &mut State, h: &Header, target: Target, loads: &[PeLoad], s: &Scra
                 if l.shape.layout.is_cube() {
                     pad_tail(&mut tile, h.pad());
                 }
-                m.local[l.pe * LOCAL_TILES + code as usize] = Some(tile);
+                m.put_local(l.pe, code, Some(tile));
             }
         }
         Target::Shared(id) => {
@@ -394,7 +450,7 @@ fn install(m: &mut State, h: &Header, target: Target, loads: &[PeLoad], s: &Scra
             }
             let ready = !tile.has_undefined();
             tile.set_published(ready);
-            m.shared[id as usize] = Some(tile);
+            m.put_shared(id, Some(tile));
         }
     }
 }

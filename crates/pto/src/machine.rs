@@ -159,10 +159,7 @@ impl Machine {
             pe < NUM_PES && (code as usize) < LOCAL_TILES,
             "no such tile register"
         );
-        std::mem::replace(
-            &mut self.state.local[pe * LOCAL_TILES + code as usize],
-            tile,
-        )
+        self.state.put_local(pe, code, tile)
     }
 
     /// Shared tile `id` (0..=63).
@@ -172,7 +169,7 @@ impl Machine {
 
     /// Put `tile` (or nothing) into Shared tile `id`; returns what was there.
     pub fn set_shared_tile(&mut self, id: u8, tile: Option<Tile>) -> Option<Tile> {
-        std::mem::replace(&mut self.state.shared[id as usize], tile)
+        self.state.put_shared(id, tile)
     }
 
     /// Set PE `pe`'s Local tile register `reg` (`T#1` … `N#16`, or `T1`) from
