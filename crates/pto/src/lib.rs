@@ -203,10 +203,10 @@ impl Isa for Model {
     ) -> Result<Exec, Diagnostic> {
         scenario::execute(sc, mem, sink)
     }
-    fn lint(&self, sc: &Scenario, _mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
+    fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         let m = scenario::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scenario::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
-        Ok(lint::lint(&m, &prog))
+        Ok(lint::lint(&m, mem, &prog))
     }
     fn bench(&self, quick: bool) -> Vec<BenchResult> {
         bench::all(quick)
