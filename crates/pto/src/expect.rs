@@ -178,12 +178,11 @@ fn parse_one(t: &Item, shared: bool) -> Result<TileExpect, Diagnostic> {
     } else {
         let pe = f.require("pe")?.as_int_in("pe", 0, NUM_PES as i128 - 1)? as usize;
         let reg = f.require("reg")?;
-        let code = tables::tile_by_name(reg.as_str("reg")?).ok_or_else(|| {
-            reg.error(format!(
-                "`reg` = \"{}\" is not a Local tile register",
-                reg.as_str("reg").unwrap_or_default()
-            ))
-            .expected("T#1..T#16, U#1..U#16, M#1..M#16, N#1..N#16")
+        let name = reg.as_str("reg")?;
+        let code = tables::tile_by_name(name).ok_or_else(|| {
+            Diagnostic::range(format!("`reg` = \"{name}\" is not a Local tile register"))
+                .at(reg.line, reg.col)
+                .expected("T#1..T#16, U#1..U#16, M#1..M#16, N#1..N#16")
         })?;
         Which::Local(pe, code)
     });
@@ -215,20 +214,26 @@ fn parse_descriptor(f: &mut Fields<'_>, e: &mut TileExpect) -> Result<(), Diagno
         let name = d.as_str("dtype")?;
         let code = tables::dtype_by_name(name)
             .and_then(|x| tables::dtype_storable(x.code))
-            .ok_or_else(|| d.error(format!("`dtype` = \"{name}\" is not an element type")))?;
+            .ok_or_else(|| {
+                Diagnostic::range(format!("`dtype` = \"{name}\" is not an element type"))
+                    .at(d.line, d.col)
+                    .expected(storable_names())
+            })?;
         e.dtype = Some(code.code);
     }
     if let Some(l) = f.take("layout") {
         let name = l.as_str("layout")?;
         e.layout = Some(TileLayout::parse(name).ok_or_else(|| {
-            l.error(format!("`layout` = \"{name}\" is not a tile layout"))
+            Diagnostic::range(format!("`layout` = \"{name}\" is not a tile layout"))
+                .at(l.line, l.col)
                 .expected(TileLayout::keys())
         })?);
     }
     if let Some(l) = f.take("location") {
         let name = l.as_str("location")?;
         e.location = Some(Location::parse(name).ok_or_else(|| {
-            l.error(format!("`location` = \"{name}\" is not a location"))
+            Diagnostic::range(format!("`location` = \"{name}\" is not a location"))
+                .at(l.line, l.col)
                 .expected("vector or matrix")
         })?);
     }
@@ -264,6 +269,15 @@ fn parse_elements(f: &mut Fields<'_>, e: &mut TileExpect) -> Result<(), Diagnost
         );
     }
     Ok(())
+}
+
+/// The element types a tile can hold, for messages.
+pub(crate) fn storable_names() -> String {
+    let names = tables::DTYPES
+        .iter()
+        .filter(|d| tables::dtype_storable(d.code).is_some())
+        .map(|d| d.name);
+    format!("one of {}", names.collect::<Vec<_>>().join(", "))
 }
 
 /// Each expectation that does not hold, as a sentence.

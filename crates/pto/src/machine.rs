@@ -278,15 +278,7 @@ fn spec_shape(spec: &TileSpec<'_>) -> Result<Shape, TileError> {
                     "`dtype` = \"{}\" is not an element type",
                     spec.dtype
                 ))
-                .expected(format!(
-                    "one of {}",
-                    tables::DTYPES
-                        .iter()
-                        .filter(|d| tables::dtype_storable(d.code).is_some())
-                        .map(|d| d.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                .expected(crate::expect::storable_names()),
             )
         })?;
     let layout = match spec.layout {
