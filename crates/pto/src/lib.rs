@@ -135,6 +135,7 @@ static EXAMPLES: &[Example] = &[
     xstore_core::example!("examples/pto/pending_shared.toml"),
     xstore_core::example!("examples/pto/zero_mask.toml"),
     xstore_core::example!("examples/pto/bundle_control.toml"),
+    xstore_core::example!("examples/pto/tload_store_back.toml"),
 ];
 
 /// A scenario of `n` blocks, each storing a 2 × 64 U8 tile, for the scaling
