@@ -270,7 +270,11 @@ fn lint_block(m: &State, bi: usize, ws: &[Word]) -> Vec<Finding> {
              first (pto-spec's executable model executes the block, and so does run)"
         )));
     }
-    if let Source::Local(code) = h.source() {
+    let Bind::Source(source) = h.bind else {
+        // A TSTORE binding a destination faults TileLegality (binding_role).
+        return out;
+    };
+    if let Source::Local(code) = source {
         for pe in (0..NUM_PES).filter(|&pe| tables::pe_selected(h.pemode, pe)) {
             if m.local(pe, code).is_none() {
                 out.push(MASK_UNALLOCATED.finding(format!(

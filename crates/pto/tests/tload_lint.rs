@@ -85,3 +85,13 @@ fn a_faulting_load_loads_nothing_to_lint() {
     let f = lint(LOAD, "\"pe0.a0\" = 0x1000");
     assert_eq!(rules(&f), [], "{f:?}");
 }
+
+#[test]
+fn a_tstore_binding_a_destination_lints_without_a_finding_of_its_source() {
+    // binding_role faults the block; lint has no source tile to look at.
+    let f = lint(
+        "BSTART.TSTORE U8; B.IOT mask=1000, last, ->T<1>; BSTOP",
+        "\"pe0.a0\" = 0",
+    );
+    assert!(f.iter().all(|f| f.rule != "mask_unallocated"), "{f:?}");
+}
