@@ -11,7 +11,7 @@ use xstore_core::isa::{check_dump, run_scenario_with, Isa, Run, READ_MAX, READ_M
 use xstore_core::mem::Memory;
 use xstore_core::report::{
     BenchResult, Check, CheckOrigin, ErrorReport, ExpectVerdict, Explanation, LintReport,
-    RegReport, RegValue,
+    RegReport, RegValue, TileReport,
 };
 use xstore_core::scenario::Outcome;
 use xstore_core::scenario::Scenario;
@@ -583,11 +583,19 @@ fn run(
         .filter(|x| x.changed)
         .cloned()
         .collect();
+    let tiles: Vec<TileReport> = first
+        .exec
+        .tiles
+        .iter()
+        .filter(|t| t.changed)
+        .cloned()
+        .collect();
+    let changed = (regs.as_slice(), tiles.as_slice());
     let writes = |first: Run, sink: &mut PrintWrites| replay(first, &spool, isa, &sc, cap, sink);
     if json {
-        print_run_json(first, &regs, &dumps, writes)?;
+        print_run_json(first, changed, &dumps, writes)?;
     } else {
-        print_run_text(first, &regs, &dumps, writes)?;
+        print_run_text(first, changed, &dumps, writes)?;
     }
     Ok(code)
 }
@@ -631,7 +639,7 @@ fn replay(
 /// `run --json`: keys in the order serde_json sorts them, `writes` last.
 fn print_run_json(
     first: Run,
-    regs: &[RegReport],
+    (regs, tiles): (&[RegReport], &[TileReport]),
     dumps: &[(u64, u64)],
     writes: impl FnOnce(Run, &mut PrintWrites) -> Result<Memory, Diagnostic>,
 ) -> Result<(), Diagnostic> {
@@ -647,6 +655,9 @@ fn print_run_json(
     j.field("fault", &first.exec.fault);
     j.field("outcome", &first.exec.outcome);
     j.field("regs", &regs);
+    if !tiles.is_empty() {
+        j.field("tiles", &tiles);
+    }
     j.field("warnings", &first.exec.warnings);
     j.key("writes");
     j.open_array();
@@ -661,7 +672,7 @@ fn print_run_json(
 /// warnings, the expectations.
 fn print_run_text(
     first: Run,
-    regs: &[RegReport],
+    (regs, tiles): (&[RegReport], &[TileReport]),
     dumps: &[(u64, u64)],
     writes: impl FnOnce(Run, &mut PrintWrites) -> Result<Memory, Diagnostic>,
 ) -> Result<(), Diagnostic> {
@@ -684,6 +695,12 @@ fn print_run_text(
             RegValue::Hex(h) => outln!("reg {} = {h}", reg.name),
         }
     }
+    for t in tiles {
+        match &t.descriptor {
+            Some(d) => outln!("tile {} = {d}: {}", t.name, shown_data(&t.data)),
+            None => outln!("tile {} freed", t.name),
+        }
+    }
     print_dumps(&mem, dumps, None)?;
     for w in &warnings {
         outln!("warning: {w}");
@@ -698,6 +715,20 @@ fn print_run_text(
         }
     }
     Ok(())
+}
+
+/// Hex digits of a tile's data `run` prints (all of them with `--json`).
+const TILE_DATA_SHOWN: usize = 128;
+
+/// A tile's data as `run` prints it: whole up to [`TILE_DATA_SHOWN`] digits,
+/// else its start and its length.
+fn shown_data(data: &str) -> String {
+    match data.get(..TILE_DATA_SHOWN) {
+        Some(head) if data.len() > TILE_DATA_SHOWN => {
+            format!("data {head}… ({} digits)", data.len())
+        }
+        _ => format!("data {data}"),
+    }
 }
 
 fn lint(file: &str, json: bool) -> Result<u8, Diagnostic> {

@@ -276,6 +276,29 @@ fn bench_json_has_the_contract_shape() {
 }
 
 #[test]
+fn bench_pto_lists_its_cases_and_targets() {
+    let o = xstore(&["bench", "pto", "--quick", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = parse(&o);
+    let rows: Vec<(&str, Option<f64>)> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["target"].as_f64()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("pto.dense_u8_64k", Some(0.5)),
+            ("pto.tload_dense_u8_64k", Some(0.7)),
+            ("pto.u4x2", None),
+            ("pto.shared_4pe", None),
+            ("pto.decode", None),
+        ]
+    );
+}
+
+#[test]
 fn lint_json_shape_and_exit_codes() {
     let o = xstore(&["lint", "examples/q7/source_s4.toml", "--json"]);
     assert_eq!(code(&o), 1, "the source's own program earns warnings");

@@ -63,6 +63,8 @@ fn cases(verdicts: &mut String) -> Vec<(String, Result<(), Diagnostic>)> {
         ("pto", "B.IOR a0, a99"),
         ("pto", "B.DIM LB3, 4"),
         ("pto", "B.IOT T#17, mask=1111, last"),
+        ("pto", "B.IOS S3, mask=1111, size=13"),
+        ("pto", "B.IOT mask=1111, last, ->X<1>"),
         ("q7", "IVP_SBN_I v0, a3, 0"),
         ("q7", "IVP_SV2NX8_IP v0, a3, 65"),
         ("q7", "IVP_SV2NX8_IP v0, a16, 64"),
@@ -87,6 +89,10 @@ fn cases(verdicts: &mut String) -> Vec<(String, Result<(), Diagnostic>)> {
         ("pto", "811111"),
         ("pto", "0e000000000000"),
         ("pto", "81111179"),
+        // TLOAD blocks: a source binding, a TSTORE-direction B.DATR, a reserved size code.
+        ("pto", "811101d81352080001000000"),
+        ("pto", "811101d8a31cf0017c007c4013e2080001000000"),
+        ("pto", "811101d813ee0d0001000000"),
         ("q7", "0f0304"),
         ("q7", "0e03049c945e9c02"),
     ];
@@ -140,6 +146,10 @@ fn cases(verdicts: &mut String) -> Vec<(String, Result<(), Diagnostic>)> {
         "isa = \"q7\"\nprogram = \"\"\n[[memory]]\nbase = 0\nsize = 0x100\n[[memory]]\nbase = 0x80\nsize = 0x100\n",
         "isa = \"q7\"\nprogram = \"\"\n[[init]]\naddr = 0x10\nhex = \"0g\"\n",
         "isa = \"q7\"\nprogram = = 1\n",
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\n[[expect.tile]]\npe = 0\nreg = \"T#1\"\ncolz = 2\n",
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\n[[expect.tile]]\npe = 0\nreg = \"T#1\"\nallocated = false\ndtype = \"U8\"\n",
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\n[[expect.shared]]\nid = 64\n",
+        "isa = \"pto\"\nprogram = \"\"\n[expect]\n[[expect.tile]]\npe = 0\nreg = \"Q#1\"\n",
     ];
     for text in scenarios {
         out.push((format!("scenario {text:?}"), scenario_error(text)));

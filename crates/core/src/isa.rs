@@ -84,7 +84,9 @@ pub struct IsaInfo {
     pub summary: &'static str,
     /// What one unit of execution is called: `instruction`, `block`, `bundle`.
     pub unit: &'static str,
-    /// Top-level scenario keys this ISA owns besides the common ones.
+    /// Scenario keys this ISA owns besides the common ones: top-level keys,
+    /// and keys inside `[expect]` written `expect.<key>` (an ISA that owns
+    /// setup key `tile` may own `expect.tile` to check it).
     pub scenario_keys: &'static [&'static str],
     /// Memory profiles; the first is the default.
     pub profiles: &'static [ProfileDef],
@@ -530,6 +532,7 @@ fn check_expect(sc: &Scenario, exec: &Exec, mem: &Memory) -> Vec<String> {
     for (k, v) in &exp.regs {
         out.extend(expect_reg(&k.name, v, exec));
     }
+    out.extend(exec.expect_failures.iter().cloned());
     out
 }
 

@@ -626,6 +626,27 @@ impl Memory {
         }
     }
 
+    /// [`Memory::copy_out`] onto the end of `out`: allocated pages' bytes
+    /// are copied straight on, the rest goes through `copy_out`.
+    fn append_out(&self, addr: u64, len: usize, out: &mut Vec<u8>) {
+        out.reserve(len);
+        let mut done = 0usize;
+        while done < len {
+            let a = addr + done as u64;
+            let off = (a & (PAGE_SIZE - 1)) as usize;
+            let n = (PAGE_SIZE as usize - off).min(len - done);
+            match self.pages.get(a >> PAGE_SHIFT) {
+                Some(page) => out.extend_from_slice(&page[off..off + n]),
+                None => {
+                    let at = out.len();
+                    out.resize(at + n, 0);
+                    self.copy_out(a, &mut out[at..]);
+                }
+            }
+            done += n;
+        }
+    }
+
     fn copy_out(&self, addr: u64, buf: &mut [u8]) {
         let mut done = 0usize;
         while done < buf.len() {
@@ -659,6 +680,17 @@ impl AddressSpace for Memory {
     #[inline(always)]
     fn check_write(&self, addr: u64, last: u64) -> Result<(), Fault> {
         self.check_mapped(addr, last, true)
+    }
+
+    #[inline(always)]
+    fn check_readable(&self, addr: u64, last: u64) -> Result<(), Fault> {
+        self.check_mapped(addr, last, false)
+    }
+
+    fn read_append(&self, addr: u64, len: usize, out: &mut Vec<u8>) -> Result<(), Fault> {
+        self.map.check_read(addr, len as u64)?;
+        self.append_out(addr, len, out);
+        Ok(())
     }
 
     /// The allocation cap: the pages the writes would allocate must fit in the

@@ -289,6 +289,24 @@ pub struct RegReport {
     pub changed: bool,
 }
 
+/// One tile (a storage object of the ISA besides its registers, such as a
+/// PTO Local or Shared tile) after execution. Its fields are in the order of
+/// its keys in `run --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TileReport {
+    /// The tile's name as the ISA spells it, e.g. `pe0.T#1` or `S3`.
+    pub name: String,
+    /// Its descriptor in one line, as `run` prints it; `None` when the tile
+    /// is no longer allocated.
+    pub descriptor: Option<String>,
+    /// Its valid elements row-major, each as its value in `bits / 4` hex
+    /// digits (`-` digits for an undefined element); empty when freed.
+    pub data: String,
+    /// Whether execution changed it (allocated, freed, or changed any
+    /// descriptor field, element or flag).
+    pub changed: bool,
+}
+
 /// What an ISA's executor reports (memory effects travel through the trace).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exec {
@@ -301,6 +319,14 @@ pub struct Exec {
     pub warnings: Vec<String>,
     /// Final registers (all of them; `run` prints the changed ones).
     pub regs: Vec<RegReport>,
+    /// Final tiles, for an ISA that has them: every allocated one, and any
+    /// the run freed (`run` prints the changed ones).
+    #[serde(default)]
+    pub tiles: Vec<TileReport>,
+    /// Each of the ISA's own `[expect]` items that does not hold, as a
+    /// sentence: the ISA checks them against its state after execution.
+    #[serde(default)]
+    pub expect_failures: Vec<String>,
     /// Instructions executed (completed).
     pub executed: usize,
 }
@@ -314,6 +340,8 @@ impl Exec {
             fault: None,
             warnings: Vec::new(),
             regs: Vec::new(),
+            tiles: Vec::new(),
+            expect_failures: Vec::new(),
             executed,
         }
     }
@@ -356,6 +384,10 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// The registers the run changed, with their values after it.
     pub regs: Vec<RegReport>,
+    /// The tiles the run changed, with their state after it; absent when it
+    /// changed none (every run of an ISA without tiles).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiles: Vec<TileReport>,
     /// What the model noticed that is not a fault.
     pub warnings: Vec<String>,
     /// Every write, in commit order.
@@ -378,6 +410,7 @@ impl RunReport {
             fault: exec.fault.clone(),
             outcome: exec.outcome,
             regs: exec.regs.iter().filter(|r| r.changed).cloned().collect(),
+            tiles: exec.tiles.iter().filter(|t| t.changed).cloned().collect(),
             warnings: exec.warnings.clone(),
             writes,
         }

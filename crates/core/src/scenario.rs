@@ -150,6 +150,10 @@ pub struct Expect {
     pub memory: Vec<ExpectMemory>,
     /// `[expect.regs]`: register name → expected value (the ISA interprets it).
     pub regs: Vec<(Key, Item)>,
+    /// The ISA's own `[expect]` keys (those it lists as `expect.<key>` in
+    /// its scenario keys), in file order; the ISA parses and checks them
+    /// ([`Exec::expect_failures`](crate::report::Exec::expect_failures)).
+    pub extra: Vec<(Key, Item)>,
 }
 
 /// A parsed scenario file.
@@ -225,8 +229,9 @@ impl Scenario {
                 .at(isa_item.line, isa_item.col)
                 .expected(format!("one of: {}", isas.join(", ")))
         })?;
+        let (expect_names, top_names) = split_keys(extra_names);
         let mut own = COMMON_KEYS.to_vec();
-        own.extend_from_slice(extra_names);
+        own.extend_from_slice(&top_names);
         top.known(&own)?;
 
         let profile = match top.take("profile") {
@@ -252,12 +257,12 @@ impl Scenario {
         let program = parse_program(&mut top, text)?;
 
         let expect = match top.take("expect") {
-            Some(it) => Some(parse_expect(it, text)?),
+            Some(it) => Some(parse_expect(it, text, &expect_names)?),
             None => None,
         };
 
         let mut extra = Vec::new();
-        for &name in extra_names {
+        for &name in &top_names {
             if let Some((k, v)) = top.take_keyed(name) {
                 extra.push((k.clone(), v.clone()));
             }
@@ -284,6 +289,14 @@ impl Scenario {
             .find(|(k, _)| k.name == name)
             .map(|(_, v)| v)
     }
+}
+
+/// An ISA's scenario keys split into those it owns inside `[expect]` (listed
+/// as `expect.<key>`, returned without the prefix) and its top-level ones.
+fn split_keys(names: &'static [&'static str]) -> (Vec<&'static str>, Vec<&'static str>) {
+    let expect = names.iter().filter_map(|n| n.strip_prefix("expect."));
+    let top = names.iter().copied().filter(|n| !n.starts_with("expect."));
+    (expect.collect(), top.collect())
 }
 
 /// `program` or `program_hex`: exactly one of them.
@@ -448,9 +461,11 @@ fn parse_init(it: &Item, text: &str) -> Result<Vec<InitSpec>, Diagnostic> {
     Ok(out)
 }
 
-fn parse_expect(it: &Item, text: &str) -> Result<Expect, Diagnostic> {
+fn parse_expect(it: &Item, text: &str, isa_keys: &[&'static str]) -> Result<Expect, Diagnostic> {
     let mut f = Fields::of(it, "[expect]")?;
-    f.known(&["outcome", "fault", "memory", "regs"])?;
+    let mut known = vec!["outcome", "fault", "memory", "regs"];
+    known.extend_from_slice(isa_keys);
+    f.known(&known)?;
     let outcome = match f.take("outcome") {
         Some(o) => {
             let s = o.as_str("outcome")?;
@@ -463,33 +478,7 @@ fn parse_expect(it: &Item, text: &str) -> Result<Expect, Diagnostic> {
         None => None,
     };
     let fault = match f.take("fault") {
-        Some(v) => Some(match &v.value {
-            Value::Str(s) => ExpectFault {
-                kind: Some(s.clone()),
-                address: None,
-                at: (v.line, v.col),
-            },
-            Value::Table(_) => {
-                let mut ff = Fields::of(v, "[expect.fault]")?;
-                ff.known(&["kind", "address"])?;
-                let (kind, at) = match ff.take("kind") {
-                    Some(k) => (Some(k.as_str("kind")?.to_string()), (k.line, k.col)),
-                    None => (None, (v.line, v.col)),
-                };
-                let address = match ff.take("address") {
-                    Some(a) => Some(a.as_u64("address")?),
-                    None => None,
-                };
-                ff.finish()?;
-                ExpectFault { kind, address, at }
-            }
-            _ => {
-                return Err(v.error(format!(
-                    "`fault` must be a fault kind string or a table {{ kind, address }}, not {}",
-                    v.value.type_name()
-                )))
-            }
-        }),
+        Some(v) => Some(parse_expect_fault(v)?),
         None => None,
     };
     let mut memory = Vec::new();
@@ -513,12 +502,51 @@ fn parse_expect(it: &Item, text: &str) -> Result<Expect, Diagnostic> {
         Some(r) => free_table(r, "[expect.regs]")?,
         None => Vec::new(),
     };
+    let mut extra = Vec::new();
+    for &name in isa_keys {
+        if let Some((k, v)) = f.take_keyed(name) {
+            extra.push((k.clone(), v.clone()));
+        }
+    }
+    extra.sort_by_key(|(k, _)| (k.line, k.col));
     f.finish()?;
     Ok(Expect {
         outcome,
         fault,
         memory,
         regs,
+        extra,
+    })
+}
+
+/// `[expect] fault`: a kind name, or a table `{ kind, address }`.
+fn parse_expect_fault(v: &Item) -> Result<ExpectFault, Diagnostic> {
+    Ok(match &v.value {
+        Value::Str(s) => ExpectFault {
+            kind: Some(s.clone()),
+            address: None,
+            at: (v.line, v.col),
+        },
+        Value::Table(_) => {
+            let mut ff = Fields::of(v, "[expect.fault]")?;
+            ff.known(&["kind", "address"])?;
+            let (kind, at) = match ff.take("kind") {
+                Some(k) => (Some(k.as_str("kind")?.to_string()), (k.line, k.col)),
+                None => (None, (v.line, v.col)),
+            };
+            let address = match ff.take("address") {
+                Some(a) => Some(a.as_u64("address")?),
+                None => None,
+            };
+            ff.finish()?;
+            ExpectFault { kind, address, at }
+        }
+        _ => {
+            return Err(v.error(format!(
+                "`fault` must be a fault kind string or a table {{ kind, address }}, not {}",
+                v.value.type_name()
+            )))
+        }
     })
 }
 

@@ -196,6 +196,93 @@ pub trait AddressSpace {
     /// (typically [`FaultKind::Unmapped`] or [`FaultKind::ReadOnly`]).
     fn check_write(&self, addr: u64, last: u64) -> Result<(), Fault>;
 
+    /// Whether every byte of `[addr, last]` (`addr <= last`) may be read:
+    /// `Ok`, or the fault at the first byte, in address order, that may not.
+    /// By default the bytes are read (in chunks) and the first failing one
+    /// reported; an implementation with a cheaper test overrides it.
+    fn check_readable(&self, addr: u64, last: u64) -> Result<(), Fault> {
+        let mut buf = [0u8; 256];
+        let mut a = addr;
+        loop {
+            let n = (last - a).min(buf.len() as u64 - 1) + 1;
+            self.read(a, &mut buf[..n as usize])?;
+            match a.checked_add(n) {
+                Some(next) if next <= last => a = next,
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Probe and perform the reads of one instruction, `(addr, len, align)`
+    /// each, into `out` (their bytes back to back; `out` holds exactly the
+    /// sum of the lengths): every read is checked first, in order (overflow
+    /// past 2^64 - 1, then alignment, then the bytes with
+    /// [`AddressSpace::check_readable`]), and only after all passed are the bytes
+    /// read and each read sent to [`TraceSink::read`]. On a fault `out` is
+    /// untouched, `trace` gets the fault, and the fault is returned: the read
+    /// side of the probe-then-commit rule.
+    fn load_spans<T: TraceSink>(
+        &self,
+        spans: &[(u64, usize, u64)],
+        out: &mut [u8],
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        let total: usize = spans.iter().map(|s| s.1).sum();
+        assert_eq!(total, out.len(), "the reads fill `out` exactly");
+        probe_reads(self, spans, trace)?;
+        let mut at = 0;
+        for &(addr, len, _) in spans {
+            if len == 0 {
+                continue;
+            }
+            let buf = &mut out[at..at + len];
+            self.read(addr, buf).expect("probed bytes are readable");
+            if T::ENABLED {
+                trace.read(addr, buf);
+            }
+            at += len;
+        }
+        Ok(())
+    }
+
+    /// [`AddressSpace::load_spans`] with the bytes appended to `out`, which
+    /// grows by exactly their sum (and is unchanged on a fault): the same
+    /// probe, reads and trace, into a buffer that need not be zeroed first.
+    fn load_spans_append<T: TraceSink>(
+        &self,
+        spans: &[(u64, usize, u64)],
+        out: &mut Vec<u8>,
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        probe_reads(self, spans, trace)?;
+        for &(addr, len, _) in spans {
+            if len == 0 {
+                continue;
+            }
+            let at = out.len();
+            self.read_append(addr, len, out)
+                .expect("probed bytes are readable");
+            if T::ENABLED {
+                trace.read(addr, &out[at..]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Append the `len` bytes at `addr` to `out`, or the fault of
+    /// [`AddressSpace::read`]. By default `out` grows by `len` zeros that
+    /// `read` then fills; an implementation that can copy its bytes straight
+    /// onto the end overrides it.
+    fn read_append(&self, addr: u64, len: usize, out: &mut Vec<u8>) -> Result<(), Fault> {
+        let at = out.len();
+        out.resize(at + len, 0);
+        let r = self.read(addr, &mut out[at..]);
+        if r.is_err() {
+            out.truncate(at);
+        }
+        r
+    }
+
     /// A resource bound over one instruction's writes, checked after every
     /// write passed [`AddressSpace::check_write`] (the sparse memory's
     /// allocation cap). None by default.
@@ -391,6 +478,45 @@ fn probe_one<M: AddressSpace + ?Sized>(
             res
         }
     }
+}
+
+/// The probe of every read of one instruction, in order; the first fault
+/// goes to the trace and is returned.
+fn probe_reads<M: AddressSpace + ?Sized, T: TraceSink>(
+    mem: &M,
+    spans: &[(u64, usize, u64)],
+    trace: &mut T,
+) -> Result<(), Fault> {
+    for &(addr, len, align) in spans {
+        if let Err(f) = probe_read(mem, addr, len, align) {
+            if T::ENABLED {
+                trace.fault(&f);
+            }
+            return Err(f);
+        }
+    }
+    Ok(())
+}
+
+/// The probe of one read: overflow, alignment, then the bytes.
+#[inline(always)]
+fn probe_read<M: AddressSpace + ?Sized>(
+    mem: &M,
+    addr: u64,
+    len: usize,
+    align: u64,
+) -> Result<(), Fault> {
+    assert!(align.is_power_of_two(), "alignment must be a power of two");
+    let Some(last) = span_last(addr, len)? else {
+        return Ok(());
+    };
+    if addr & (align - 1) != 0 {
+        return Err(Fault {
+            kind: FaultKind::Misaligned { align },
+            addr,
+        });
+    }
+    mem.check_readable(addr, last)
 }
 
 /// [`AddressSpace::probe`], with a fault sent to the trace.

@@ -16,6 +16,10 @@ pub trait TraceSink {
     fn write(&mut self, addr: u64, bytes: &[u8]);
     /// A transaction faulted and wrote nothing.
     fn fault(&mut self, _fault: &Fault) {}
+    /// `bytes` were read at `addr` by an instruction whose reads all probed
+    /// clean ([`AddressSpace::load_spans`](crate::AddressSpace::load_spans)).
+    /// Ignored by default: the trace is of effects on memory.
+    fn read(&mut self, _addr: u64, _bytes: &[u8]) {}
 }
 
 /// The sink that records nothing.

@@ -7,8 +7,8 @@ use serde::Serialize;
 use std::fmt::Debug;
 use xstore_core::report::{
     BenchResult, Check, CheckOrigin, Exec, ExpectVerdict, ExplainField, Explanation, FaultReport,
-    FieldSpan, Finding, LintReport, RegReport, RegValue, RunReport, Severity, SpanKind, Validation,
-    WriteRecord,
+    FieldSpan, Finding, LintReport, RegReport, RegValue, RunReport, Severity, SpanKind, TileReport,
+    Validation, WriteRecord,
 };
 use xstore_core::scenario::Outcome;
 use xstore_core::Provenance;
@@ -128,6 +128,13 @@ fn every_report_reads_back_its_json() {
             fault,
             warnings: vec!["w".into()],
             regs: regs.clone(),
+            tiles: vec![TileReport {
+                name: "pe0.T#1".into(),
+                descriptor: Some("U8 1x2".into()),
+                data: "0a0b".into(),
+                changed: true,
+            }],
+            expect_failures: vec![],
             executed: 5,
         };
         round_trip(&exec);

@@ -285,7 +285,7 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
         Op::Dim0 | Op::Dim1 | Op::Dim2 => parse_dim(&mut c)?,
         Op::Dimi => parse_dimi(&mut c)?,
         Op::Ior => parse_ior(&mut c)?,
-        Op::Iot => parse_iot(&mut c)?,
+        Op::Iot | Op::IotDst => parse_iot(&mut c)?,
         Op::Ios => parse_ios(&mut c)?,
         Op::Subview => parse_subview(&mut c)?,
         Op::Bstop | Op::CBstop => {
@@ -444,6 +444,12 @@ fn parse_ior(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
 }
 
 fn parse_iot(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    if c.toks
+        .first()
+        .is_some_and(|t| key_value(t, "mask").is_some())
+    {
+        return parse_iot_dst(c);
+    }
     c.arity(2, 3)?;
     let t0 = c.toks[0];
     let tile = tables::tile_by_name(t0.text).ok_or_else(|| {
@@ -465,6 +471,47 @@ fn parse_iot(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
         c.set(Fk::Last, 1, t.col);
     }
     Ok(Op::Iot)
+}
+
+/// The destination form: `mask=<4 bits>[, last], -><bank><<sizecode>>`.
+fn parse_iot_dst(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
+    c.arity(2, 3)?;
+    let pemode = c.mask(&c.toks[0])?;
+    c.set(Fk::PEMode, pemode, c.toks[0].col);
+    let n = c.toks.len();
+    if n == 3 {
+        let t = c.toks[1];
+        if !t.text.eq_ignore_ascii_case("last") {
+            return Err(err(
+                c.line,
+                t.col,
+                format!("expected `last`, found `{}`", t.text),
+            ));
+        }
+        c.set(Fk::Last, 1, t.col);
+    }
+    let t = c.toks[n - 1];
+    let bad = || {
+        err(c.line, t.col, format!("`{}` is not a destination", t.text))
+            .expected("->T<N>, ->U<N>, ->M<N> or ->N<N> with N the size code 1..10")
+    };
+    let d = t.text.strip_prefix("->").ok_or_else(bad)?.trim();
+    let (bank, rest) = d.split_at_checked(1).ok_or_else(bad)?;
+    let bank = tables::TILE_BANKS
+        .iter()
+        .position(|b| bank.eq_ignore_ascii_case(&b.to_string()))
+        .ok_or_else(bad)?;
+    let size = rest
+        .strip_prefix('<')
+        .and_then(|r| r.strip_suffix('>'))
+        .ok_or_else(bad)?;
+    c.set(Fk::DstTile, bank as u32, t.col);
+    let size_tok = Tok {
+        text: size,
+        col: t.col + 4,
+    };
+    c.set_num(Fk::SizeCode, &size_tok, "a size code")?;
+    Ok(Op::IotDst)
 }
 
 fn parse_ios(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
@@ -560,6 +607,18 @@ impl fmt::Display for Word {
                     f.write_str(", last")?;
                 }
                 Ok(())
+            }
+            Word::IotDst {
+                bank,
+                size,
+                last,
+                pemode,
+            } => {
+                write!(f, " mask={}", tables::mask_text(pemode))?;
+                if last {
+                    f.write_str(", last")?;
+                }
+                write!(f, ", ->{}<{size}>", tables::TILE_BANKS[bank as usize])
             }
             Word::Ios { id, size, pemode } => {
                 write!(f, " S{id}, mask={}", tables::mask_text(pemode))?;

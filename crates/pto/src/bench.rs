@@ -1,5 +1,5 @@
 //! `xstore bench pto`: the untraced executor against a baseline copying the
-//! same rows into a flat buffer.
+//! same rows into a flat buffer (TSTORE) or out of one (TLOAD).
 
 use crate::asm;
 use crate::exec::Step;
@@ -110,6 +110,55 @@ pub(crate) fn dense_u8_64k(quick: bool) -> BenchResult {
     )
 }
 
+/// `pto.tload_dense_u8_64k`: one 64 KiB U8 tile (256 × 256) loaded from
+/// contiguous rows into a new tile, against copying the same rows out of a
+/// flat buffer into a tile-sized one. Each load's tile is taken out of its
+/// register and kept until the next load is done (a double buffer), so the
+/// register is free again and two tiles are alive at a time.
+pub(crate) fn tload_dense_u8_64k(quick: bool) -> BenchResult {
+    const BASE: u64 = 0x10_0000;
+    let mut m = Machine::new();
+    base_stride(&mut m, 0, BASE, 256);
+    let ws = words(
+        "BSTART.TLOAD U8; B.DIM zero, 256, ->LB0; B.DIM zero, 256, ->LB1; B.IOR a0, a1; \
+         B.IOT mask=1000, last, ->T<10>; BSTOP",
+    );
+    let mut mem = memory();
+    let mut rng = XorShift(0x5eed_0a0d);
+    let src: Vec<u8> = (0..64 << 10).map(|_| rng.next_u64() as u8).collect();
+    mem.load(BASE, &src)
+        .expect("the bench region holds the rows");
+    let flat = {
+        let mut f = vec![0u8; REGION as usize];
+        f[BASE as usize..BASE as usize + src.len()].copy_from_slice(&src);
+        f
+    };
+    let mut dst = vec![0u8; 64 << 10];
+    assert_eq!(m.execute(&ws, &mut mem, &mut NoTrace), Ok(Step::Loaded));
+    assert_eq!(m.local(0, 0).map(|t| t.payload() == &src[..]), Some(true));
+    let mut kept = m.set_local(0, 0, None);
+    assert!(kept.is_some());
+    compare(
+        "pto.tload_dense_u8_64k",
+        "MiB/s",
+        64.0 / 1024.0,
+        quick,
+        Some(0.7),
+        || {
+            let r = m.execute(black_box(&ws), &mut mem, &mut NoTrace);
+            black_box(&r);
+            kept = black_box(m.set_local(0, 0, None));
+        },
+        || {
+            for r in 0..256 {
+                let s = BASE as usize + r * 256;
+                dst[r * 256..r * 256 + 256].copy_from_slice(black_box(&flat[s..s + 256]));
+            }
+            black_box(&dst);
+        },
+    )
+}
+
 /// `pto.u4x2`: four-bit rows back to back with an odd last nibble each.
 pub(crate) fn u4x2(quick: bool) -> BenchResult {
     let mut m = Machine::new();
@@ -214,6 +263,7 @@ pub(crate) fn decode(quick: bool) -> BenchResult {
 pub(crate) fn all(quick: bool) -> Vec<BenchResult> {
     vec![
         dense_u8_64k(quick),
+        tload_dense_u8_64k(quick),
         u4x2(quick),
         shared_4pe(quick),
         decode(quick),

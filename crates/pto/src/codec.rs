@@ -58,7 +58,7 @@ fn must_be_zero(fmt: &Format, fd: &tables::FieldDef, word: u32) -> DecodeError {
     let x = fd.get(word);
     let msg = if fd.name == "SizeCode" {
         format!(
-            "B.IOT SizeCode {x} selects a destination binding; TSTORE uses only the source form"
+            "B.IOT SizeCode {x} beside a source tile is the source-and-destination form, which no TSTORE or TLOAD block uses"
         )
     } else {
         format!(

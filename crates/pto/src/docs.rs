@@ -34,18 +34,19 @@ pub(crate) fn value_meaning(w: &Word, k: Fk, v: u32) -> String {
         Fk::Layout => {
             let l = tables::datr_layout(v as u8);
             match l.map(|l| l.usage) {
-                Some(LayoutUse::Ordinary) => "NORM (ordinary store)".into(),
+                Some(LayoutUse::Ordinary) => "NORM (ordinary store or load)".into(),
                 Some(LayoutUse::Cube(t)) => format!(
-                    "{} (CUBE form, source layout {})",
+                    "{} (TSTORE CUBE form, source layout {}; does not apply to TLOAD)",
                     tables::datr_layout_name(v as u8),
                     t.key()
                 ),
-                Some(LayoutUse::LoadConversion) => format!(
-                    "{} (a TLOAD conversion; does not apply to TSTORE: TileLegality)",
-                    tables::datr_layout_name(v as u8)
+                Some(LayoutUse::CubeLoad(t)) => format!(
+                    "{} (TLOAD CUBE form, destination layout {}; does not apply to TSTORE)",
+                    tables::datr_layout_name(v as u8),
+                    t.key()
                 ),
                 Some(LayoutUse::Inapplicable) => format!(
-                    "{} (does not apply to TSTORE: TileLegality)",
+                    "{} (does not apply to TSTORE or TLOAD: TileLegality)",
                     tables::datr_layout_name(v as u8)
                 ),
                 None => format!("L{v} (unassigned)"),
@@ -228,17 +229,55 @@ fn names_tables(s: &mut String) {
     }
 }
 
+/// The PadValue codes and the bits they fill a TLOAD CUBE tail with.
+fn pad_table(s: &mut String) {
+    header(
+        s,
+        "\n### PadValue (TLOAD CUBE tails)\n\n",
+        &[
+            "data type",
+            "Zero (0)",
+            "Max (1)",
+            "Min (2)",
+            "Null (3)",
+            "provenance",
+        ],
+    );
+    for d in tables::DTYPES.iter().filter(|d| d.bits != 0) {
+        let hex = |p: u8| {
+            tables::pad_bits(p, d.code)
+                .map(|v| format!("{v:#x}"))
+                .unwrap_or_default()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | undefined | {} |",
+            d.name,
+            hex(0),
+            hex(1),
+            hex(2),
+            tables::PAD_PROV
+        );
+    }
+}
+
 fn layouts_tables(s: &mut String) {
     header(
         s,
         "\n### B.DATR layouts\n\n",
-        &["code", "name", "TSTORE use", "provenance"],
+        &["code", "name", "TSTORE / TLOAD use", "provenance"],
     );
     for l in tables::DATR_LAYOUTS {
         let u = match l.usage {
             LayoutUse::Ordinary => "ordinary (all other B.DATR fields 0)".to_string(),
-            LayoutUse::Cube(t) => format!("CUBE form, source layout `{}`", t.key()),
-            LayoutUse::LoadConversion => "a TLOAD conversion: faults TileLegality".to_string(),
+            LayoutUse::Cube(t) => format!(
+                "TSTORE CUBE form, source layout `{}`; TLOAD faults TileLegality",
+                t.key()
+            ),
+            LayoutUse::CubeLoad(t) => format!(
+                "TLOAD CUBE form, destination layout `{}`; TSTORE faults TileLegality",
+                t.key()
+            ),
             LayoutUse::Inapplicable => "faults TileLegality".to_string(),
         };
         let _ = writeln!(s, "| {} | {} | {u} | {} |", l.code, l.name, l.prov);
@@ -248,6 +287,7 @@ fn layouts_tables(s: &mut String) {
         "| other | L<n> | unassigned: the word does not decode (IllegalInstruction) | {} |",
         tables::SPEC
     );
+    pad_table(s);
     header(
         s,
         "\n### CUBE cells (128 bytes each)\n\n",

@@ -12,28 +12,29 @@
 //! write is plain; a masked write is staged.
 
 use crate::fault::Fault;
-use crate::instruction::Word;
 use crate::tables::{self, pe_selected, FaultKind, Rule, TileLayout, NUM_PES};
 use crate::tile::{Location, Tile};
-use xstore_core::decode::DecodeError;
 use xstore_core::{
     AddressSpace, Fault as MemFault, FaultKind as MemFaultKind, TraceSink, Transaction,
 };
 
 use crate::state::State;
-use crate::validate::{check_static, check_structure, DimSrc, Header, Source};
+use crate::validate::{DimSrc, Header, Source};
 
 /// What a block did when it did not fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// The block stored its elements (or had none to store).
     Stored,
+    /// The TLOAD block filled its destination tile.
+    Loaded,
     /// PE mask 0000: nothing at all happened.
     NoOp,
     /// The Shared source is not ready: no write, no fault, the binding is not
     /// consumed; the reason.
     Pending(String),
-    /// A block this model decodes but does not execute (`BSTART.TLOAD`).
+    /// A block this model decodes but does not execute (none today: kept
+    /// for blocks of TLSU functions a later version may add).
     Unsupported(String),
 }
 
@@ -86,18 +87,18 @@ pub(crate) enum Planned {
     Fault(Fault),
 }
 
-fn dense(cols: u32, bits: u32) -> u64 {
+pub(crate) fn dense(cols: u32, bits: u32) -> u64 {
     (cols as u64 * bits as u64).div_ceil(8)
 }
 
-fn lb_value(m: &State, pe: usize, d: Option<DimSrc>) -> Option<u32> {
+pub(crate) fn lb_value(m: &State, pe: usize, d: Option<DimSrc>) -> Option<u32> {
     d.map(|d| match d {
         DimSrc::Reg { reg, imm } => (m.gpr(pe, reg).wrapping_add(imm as u64) & 0xffff) as u32,
         DimSrc::Imm(x) => x as u32,
     })
 }
 
-fn legality(rule: Rule, pe: usize, msg: String) -> Fault {
+pub(crate) fn legality(rule: Rule, pe: usize, msg: String) -> Fault {
     Fault::new(rule, None, format!("PE{pe}: {msg} [{}]", rule.name()))
 }
 
@@ -105,7 +106,7 @@ fn legality(rule: Rule, pe: usize, msg: String) -> Fault {
 /// illegal PE faults.
 pub(crate) fn plan_block(m: &State, h: &Header, plans: &mut Vec<Plan>) -> Planned {
     plans.clear();
-    if let Source::Shared(id) = h.source {
+    if let Source::Shared(id) = h.source() {
         match m.shared(id) {
             None => return Planned::Pending(format!("Shared source S{id} is not allocated")),
             Some(t) if !t.published() => {
@@ -127,8 +128,8 @@ pub(crate) fn plan_block(m: &State, h: &Header, plans: &mut Vec<Plan>) -> Planne
 
 /// One PE's plan: its source, its rectangle and where it goes.
 fn plan_pe(m: &State, h: &Header, pe: usize) -> Result<Plan, Fault> {
-    let tile = m.source(pe, h.source).ok_or_else(|| {
-        let Source::Local(code) = h.source else {
+    let tile = m.source(pe, h.source()).ok_or_else(|| {
+        let Source::Local(code) = h.source() else {
             unreachable!("a missing Shared source pends")
         };
         legality(
@@ -144,7 +145,7 @@ fn plan_pe(m: &State, h: &Header, pe: usize) -> Result<Plan, Fault> {
     };
     let mut plan = Plan {
         pe,
-        source: h.source,
+        source: h.source(),
         r0: 0,
         c0: 0,
         nrows: 0,
@@ -243,7 +244,7 @@ fn plan_ordinary(
     let l0 = lb[0].unwrap_or(s.valid_cols);
     let l1 = lb[1].unwrap_or(s.valid_rows);
     let l2 = lb[2].unwrap_or(s.cols);
-    let shared = matches!(h.source, Source::Shared(_));
+    let shared = matches!(h.source(), Source::Shared(_));
     let bad = l0 == 0
         || l1 == 0
         || l0 > s.valid_cols
@@ -379,7 +380,10 @@ pub(crate) struct Scratch {
     tx: Transaction,
     pub(crate) plans: Vec<Plan>,
     pieces: Vec<Piece>,
-    data: Vec<u8>,
+    /// Scratch bytes: a store's gathered rows, a load's bytes read.
+    pub(crate) data: Vec<u8>,
+    /// A load's reads `(addr, len, align)`.
+    pub(crate) spans: Vec<(u64, usize, u64)>,
     mask: Vec<u8>,
     /// The one nibble merge's bytes: kept apart from `data`, never cleared, so
     /// that the steady state neither allocates nor zero-fills them.
@@ -389,7 +393,7 @@ pub(crate) struct Scratch {
 }
 
 /// Bytes of a `len`-byte access at `addr` before it wraps past 2^64 - 1.
-fn first_part(addr: u64, len: usize) -> usize {
+pub(crate) fn first_part(addr: u64, len: usize) -> usize {
     match addr.checked_add(len as u64 - 1) {
         Some(_) => len,
         None => (u64::MAX - addr + 1) as usize,
@@ -706,90 +710,8 @@ pub(crate) fn map_fault(f: &MemFault, bits: u32) -> Fault {
     Fault::new(rule, Some(addr), format!("{why} [{}]", rule.name()))
 }
 
-/// Execute one block: its decoding (`undecoded`: the first word of the block
-/// that did not decode, by its index in the block), zero mask, structure,
-/// legality, readiness, per-PE legality, then the writes (preflighted whole).
-pub(crate) fn run_block<M: AddressSpace, T: TraceSink>(
-    m: &State,
-    block: &[Word],
-    undecoded: Option<(usize, &DecodeError)>,
-    mem: &mut M,
-    s: &mut Scratch,
-    trace: &mut T,
-) -> Result<Step, Fault> {
-    let first_decoded = undecoded.is_none_or(|(i, _)| i > 0);
-    if first_decoded && matches!(block.first(), Some(Word::Bstart { tload: true, .. })) {
-        return Ok(Step::Unsupported(
-            "BSTART.TLOAD blocks decode, but this model executes and validates TSTORE only".into(),
-        ));
-    }
-    if let Some((i, e)) = undecoded {
-        return Err(Fault::new(
-            Rule::Decode,
-            None,
-            format!(
-                "word {i}: {} (field {}) [decode]",
-                e.message,
-                crate::codec::failing_field(e)
-            ),
-        ));
-    }
-    run_words(m, block, mem, s, trace)
-}
-
-/// Execute a decoded block.
-fn run_words<M: AddressSpace, T: TraceSink>(
-    m: &State,
-    words: &[Word],
-    mem: &mut M,
-    s: &mut Scratch,
-    trace: &mut T,
-) -> Result<Step, Fault> {
-    if first_pemode(words) == Some(0) {
-        return Ok(Step::NoOp);
-    }
-    let (h, v) = check_structure(words);
-    if let Some(v) = v.into_iter().next() {
-        return Err(v.fault());
-    }
-    let h = h.expect("no structure violation means a header");
-    if let Some(v) = check_static(&h).into_iter().next() {
-        return Err(v.fault());
-    }
-    let mut plans = std::mem::take(&mut s.plans);
-    let planned = plan_block(m, &h, &mut plans);
-    s.plans = plans;
-    match planned {
-        Planned::Ready => {}
-        Planned::Pending(why) => return Ok(Step::Pending(why)),
-        Planned::Fault(f) => return Err(f),
-    }
-    plan_writes(m, s, mem);
-    let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(8);
-    match commit(m, s, mem, trace) {
-        Ok(()) => Ok(Step::Stored),
-        Err(f) => {
-            let pf = map_fault(&f, bits);
-            match pf.address.and_then(|a| locate(&s.plans, a)) {
-                Some((pe, r, c)) if pf.kind != FaultKind::AllocationCap => {
-                    Err(pf.prefixed(format_args!("PE{pe} element ({r}, {c})")))
-                }
-                _ => Err(pf),
-            }
-        }
-    }
-}
-
-/// The first source binding's PEMode (for the zero-mask rule).
-fn first_pemode(words: &[Word]) -> Option<u8> {
-    words.iter().find_map(|w| match w {
-        Word::Iot { pemode, .. } | Word::Ios { pemode, .. } => Some(*pemode),
-        _ => None,
-    })
-}
-
 /// The first element (PE, source row, source column), in store order, at `addr`.
-fn locate(plans: &[Plan], addr: u64) -> Option<(usize, u32, u32)> {
+pub(crate) fn locate(plans: &[Plan], addr: u64) -> Option<(usize, u32, u32)> {
     plans.iter().find_map(|p| {
         (0..p.nrows).find_map(|i| {
             (0..p.ncols)

@@ -68,7 +68,18 @@ pub enum Word {
         /// PEMode.
         pemode: u8,
     },
-    /// `B.IOS`: the Shared source tile.
+    /// `B.IOT` (destination form): a new Local tile of bank `bank`.
+    IotDst {
+        /// DstTile: the bank (0 T, 1 U, 2 M, 3 N).
+        bank: u8,
+        /// SizeCode: capacity 128 · 2^(size − 1) bytes.
+        size: u8,
+        /// L: the last binding.
+        last: bool,
+        /// PEMode.
+        pemode: u8,
+    },
+    /// `B.IOS`: the Shared source (SizeCode 0) or destination tile.
     Ios {
         /// SharedTileID.
         id: u8,
@@ -165,6 +176,7 @@ word_values! {
     Dimi [Dimi] { lb: LoopNest, imm: Imm8 } {},
     Ior [Ior] { dst: RegDst, src0: RegSrc0, src1: RegSrc1, src2: RegSrc2 } {},
     Iot [Iot] { tile: SrcTile, last: Last, pemode: PEMode } {},
+    IotDst [IotDst] { bank: DstTile, size: SizeCode, last: Last, pemode: PEMode } {},
     Ios [Ios] { id: SharedId, size: SizeCode, pemode: PEMode } {},
     Subview [Subview] { sel: SrcSelect, imm: Uimm11, reg: RegSrc, size: SubSize } {},
     Bstop [Bstop] {} {},
@@ -184,6 +196,7 @@ impl Word {
             Word::Dimi { .. } => Op::Dimi,
             Word::Ior { .. } => Op::Ior,
             Word::Iot { .. } => Op::Iot,
+            Word::IotDst { .. } => Op::IotDst,
             Word::Ios { .. } => Op::Ios,
             Word::Subview { .. } => Op::Subview,
             Word::Bstop => Op::Bstop,

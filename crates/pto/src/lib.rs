@@ -17,7 +17,7 @@
 //! Code map (the modules other than [`tables`] are internal): `instruction`
 //! (the command word), `codec` (the length rule, decode, encode), `asm`
 //! (parser and printer), `program` (blocks), `validate` (the block checker),
-//! `explain`, `fault`, `state` (the architectural state), `tile`
+//! `explain`, `fault`, `expect` (tiles in run reports and `[expect]`), `state` (the architectural state), `tile`
 //! (descriptors and their rules), `exec` (legality, per-PE plans, writes),
 //! `machine` (registers by name, tiles from scenario keys), `lint`,
 //! `scenario`, `bench`, `docs`.
@@ -72,12 +72,15 @@ mod bench;
 mod codec;
 mod docs;
 mod exec;
+mod expect;
 mod explain;
 mod fault;
 mod instruction;
 mod lint;
+mod load;
 mod machine;
 mod program;
+mod run;
 mod scenario;
 mod state;
 pub mod tables;
@@ -132,6 +135,7 @@ static EXAMPLES: &[Example] = &[
     xstore_core::example!("examples/pto/pending_shared.toml"),
     xstore_core::example!("examples/pto/zero_mask.toml"),
     xstore_core::example!("examples/pto/bundle_control.toml"),
+    xstore_core::example!("examples/pto/tload_store_back.toml"),
 ];
 
 /// A scenario of `n` blocks, each storing a 2 × 64 U8 tile, for the scaling
@@ -148,7 +152,7 @@ static INFO: IsaInfo = IsaInfo {
     name: "pto",
     summary: "PTO tile ISA (pto-spec 0.58.5): block-encoded TSTORE, Local / Shared / Local CUBE",
     unit: "block",
-    scenario_keys: &["tile", "shared"],
+    scenario_keys: &["tile", "shared", "expect.tile", "expect.shared"],
     profiles: PROFILES,
     examples: EXAMPLES,
     sample: "BSTART.TSTORE U8\nB.DIM LB0, 64\nB.DIM LB1, 8\nB.DIM LB2, 64\nB.IOR a0, a1\nB.IOT T1, mask=1111, last\nBSTOP",
@@ -200,10 +204,10 @@ impl Isa for Model {
     ) -> Result<Exec, Diagnostic> {
         scenario::execute(sc, mem, sink)
     }
-    fn lint(&self, sc: &Scenario, _mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
+    fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         let m = scenario::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
         let prog = scenario::parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
-        Ok(lint::lint(&m, &prog))
+        Ok(lint::lint(&m, mem, &prog))
     }
     fn bench(&self, quick: bool) -> Vec<BenchResult> {
         bench::all(quick)

@@ -2,10 +2,11 @@
 //! tile registers; the core's Shared tiles S0..S63), registers addressed by
 //! name, tiles set from the scenario keys' values, and the block executor.
 
-use crate::exec::{self, Scratch, Step};
+use crate::exec::{Scratch, Step};
 use crate::fault::Fault;
 use crate::instruction::Word;
 use crate::program::Program;
+use crate::run;
 use crate::state::{parse_reg, State};
 use crate::tables::{self, GPRS, GPR_COUNT, LOCAL_TILES, NUM_PES, SHARED_TILES};
 use crate::tile::{Location, Shape, ShapeError, Tile};
@@ -158,10 +159,7 @@ impl Machine {
             pe < NUM_PES && (code as usize) < LOCAL_TILES,
             "no such tile register"
         );
-        std::mem::replace(
-            &mut self.state.local[pe * LOCAL_TILES + code as usize],
-            tile,
-        )
+        self.state.put_local(pe, code, tile)
     }
 
     /// Shared tile `id` (0..=63).
@@ -171,7 +169,7 @@ impl Machine {
 
     /// Put `tile` (or nothing) into Shared tile `id`; returns what was there.
     pub fn set_shared_tile(&mut self, id: u8, tile: Option<Tile>) -> Option<Tile> {
-        std::mem::replace(&mut self.state.shared[id as usize], tile)
+        self.state.put_shared(id, tile)
     }
 
     /// Set PE `pe`'s Local tile register `reg` (`T#1` … `N#16`, or `T1`) from
@@ -236,7 +234,7 @@ impl Machine {
         mem: &mut M,
         trace: &mut T,
     ) -> Result<Step, Fault> {
-        exec::run_block(&self.state, block, None, mem, &mut self.scratch, trace)
+        run::run_block(&mut self.state, block, None, mem, &mut self.scratch, trace)
     }
 
     /// Execute a program block by block until its end, a fault, a pending
@@ -280,15 +278,7 @@ fn spec_shape(spec: &TileSpec<'_>) -> Result<Shape, TileError> {
                     "`dtype` = \"{}\" is not an element type",
                     spec.dtype
                 ))
-                .expected(format!(
-                    "one of {}",
-                    tables::DTYPES
-                        .iter()
-                        .filter(|d| tables::dtype_storable(d.code).is_some())
-                        .map(|d| d.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                .expected(crate::expect::storable_names()),
             )
         })?;
     let layout = match spec.layout {
@@ -425,8 +415,15 @@ impl Stepper for Machine {
         trace: &mut T,
     ) -> Result<Retired, Stop<Fault>> {
         let (block, undecoded) = prog.block(index);
-        match exec::run_block(&self.state, block, undecoded, mem, &mut self.scratch, trace) {
-            Ok(Step::Stored) => Ok(Retired::Done),
+        match run::run_block(
+            &mut self.state,
+            block,
+            undecoded,
+            mem,
+            &mut self.scratch,
+            trace,
+        ) {
+            Ok(Step::Stored | Step::Loaded) => Ok(Retired::Done),
             Ok(Step::NoOp) => Ok(Retired::Note("PE mask 0000, no effect".into())),
             Ok(Step::Pending(why)) => Err(Stop::Pending(why.into())),
             Ok(Step::Unsupported(why)) => Err(Stop::Unsupported(why.into())),

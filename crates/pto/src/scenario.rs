@@ -6,6 +6,7 @@
 
 use crate::asm;
 use crate::codec;
+use crate::expect;
 use crate::machine::{Machine, TileError, TileKey, TileSpec};
 use crate::program::Program;
 use crate::state::parse_reg;
@@ -60,14 +61,19 @@ pub(crate) fn execute(
 ) -> Result<Exec, Diagnostic> {
     let mut m = parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
     let prog = parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
+    let expects = expect::parse_expects(sc).map_err(|d| d.in_file(&sc.file))?;
     let initial = m.snapshot();
+    let tiles = expect::TileSnapshot::of(m.state());
     let ran = step::run_into(&mut m, &prog.program, mem, sink);
     let label = |b: usize| Some(format!("block {b}"));
-    step::exec_report(&m, &initial, ran, &label).map_err(|(b, why)| {
+    let mut exec = step::exec_report(&m, &initial, ran, &label).map_err(|(b, why)| {
         let start = prog.program.block_range(b).start;
         let line = prog.lines[start].unwrap_or(0);
         Diagnostic::unsupported(why).at(line, 1).in_file(&sc.file)
-    })
+    })?;
+    exec.tiles = expect::tile_reports(m.state(), &tiles);
+    exec.expect_failures = expect::check(m.state(), &expects);
+    Ok(exec)
 }
 
 /// Parse `[regs]`, `[[tile]]` and `[[shared]]` into a machine.

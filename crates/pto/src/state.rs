@@ -14,6 +14,10 @@ pub(crate) struct State {
     /// `local[pe * LOCAL_TILES + code]`.
     pub(crate) local: Vec<Option<Tile>>,
     pub(crate) shared: Vec<Option<Tile>>,
+    /// The capacity of every allocated tile (Local and Shared), in bytes:
+    /// kept by [`State::put_local`] and [`State::put_shared`], the only
+    /// writers of the two tile files.
+    in_use: u64,
 }
 
 impl Default for State {
@@ -22,6 +26,7 @@ impl Default for State {
             gpr: [[0; GPR_COUNT]; NUM_PES],
             local: vec![None; NUM_PES * LOCAL_TILES],
             shared: vec![None; SHARED_TILES],
+            in_use: 0,
         }
     }
 }
@@ -40,6 +45,37 @@ impl State {
     }
     pub(crate) fn shared(&self, id: u8) -> Option<&Tile> {
         self.shared[id as usize].as_ref()
+    }
+    /// Put `tile` (or nothing) into PE `pe`'s register `code`; returns what
+    /// was there.
+    pub(crate) fn put_local(&mut self, pe: usize, code: u8, tile: Option<Tile>) -> Option<Tile> {
+        let slot = &mut self.local[pe * LOCAL_TILES + code as usize];
+        Self::count(&mut self.in_use, slot.as_ref(), tile.as_ref());
+        std::mem::replace(slot, tile)
+    }
+    /// Put `tile` (or nothing) into Shared tile `id`; returns what was there.
+    pub(crate) fn put_shared(&mut self, id: u8, tile: Option<Tile>) -> Option<Tile> {
+        let slot = &mut self.shared[id as usize];
+        Self::count(&mut self.in_use, slot.as_ref(), tile.as_ref());
+        std::mem::replace(slot, tile)
+    }
+    fn count(in_use: &mut u64, old: Option<&Tile>, new: Option<&Tile>) {
+        let bytes = |t: Option<&Tile>| t.map_or(0, |t| t.shape().capacity as u64);
+        *in_use = *in_use - bytes(old) + bytes(new);
+    }
+    /// Tile bytes in use on the core: every allocated Local tile of every
+    /// PE, and every Shared tile once.
+    pub(crate) fn capacity_in_use(&self) -> u64 {
+        debug_assert_eq!(
+            self.in_use,
+            self.local
+                .iter()
+                .chain(self.shared.iter())
+                .flatten()
+                .map(|t| t.shape().capacity as u64)
+                .sum::<u64>()
+        );
+        self.in_use
     }
     /// The tile a source binding names for `pe`.
     pub(crate) fn source(&self, pe: usize, source: Source) -> Option<&Tile> {

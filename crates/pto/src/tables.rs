@@ -269,17 +269,30 @@ pub fn shared_by_name(s: &str) -> Option<u8> {
 // B.DATR layouts (docs/pto.md, "B.DATR layouts")
 // ---------------------------------------------------------------------------
 
-/// How an assigned B.DATR Layout code acts on TSTORE.
+/// How an assigned B.DATR Layout code acts on TSTORE and TLOAD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LayoutUse {
-    /// Ordinary (NORM) store.
+    /// Ordinary (NORM) store or load.
     Ordinary,
-    /// Selects the CUBE form with this tile layout.
+    /// A store conversion (M322ND, M162ND, N82ND): selects TSTORE's CUBE
+    /// form with this source layout; on TLOAD it does not apply.
     Cube(TileLayout),
-    /// A TLOAD conversion (ND2M32, ND2M16, ND2N8): not a store direction.
-    LoadConversion,
-    /// Assigned, but no TSTORE form uses it.
+    /// A load conversion (ND2M32, ND2M16, ND2N8): selects TLOAD's CUBE form
+    /// with this destination layout; on TSTORE it does not apply.
+    CubeLoad(TileLayout),
+    /// Assigned, but no TSTORE or TLOAD form uses it.
     Inapplicable,
+}
+
+impl LayoutUse {
+    /// The CUBE layout this use selects for a block of the given direction
+    /// (`tload`), if it selects one.
+    pub fn cube_for(self, tload: bool) -> Option<TileLayout> {
+        match (self, tload) {
+            (LayoutUse::Cube(l), false) | (LayoutUse::CubeLoad(l), true) => Some(l),
+            _ => None,
+        }
+    }
 }
 
 /// One assigned B.DATR Layout code.
@@ -317,9 +330,9 @@ pub static DATR_LAYOUTS: &[DatrLayout] = &[
     lay(17, "ZN2ND", LayoutUse::Inapplicable),
     lay(18, "ZN2DN", LayoutUse::Inapplicable),
     lay(20, "ZN2NZ", LayoutUse::Inapplicable),
-    lay(21, "ND2M32", LayoutUse::LoadConversion),
-    lay(22, "ND2M16", LayoutUse::LoadConversion),
-    lay(23, "ND2N8", LayoutUse::LoadConversion),
+    lay(21, "ND2M32", LayoutUse::CubeLoad(TileLayout::CubeM32)),
+    lay(22, "ND2M16", LayoutUse::CubeLoad(TileLayout::CubeM16)),
+    lay(23, "ND2N8", LayoutUse::CubeLoad(TileLayout::CubeN8)),
     lay(24, "M322ND", LayoutUse::Cube(TileLayout::CubeM32)),
     lay(25, "M162ND", LayoutUse::Cube(TileLayout::CubeM16)),
     lay(26, "N82ND", LayoutUse::Cube(TileLayout::CubeN8)),
@@ -352,6 +365,61 @@ pub fn datr_layout_by_name(s: &str) -> Option<u8> {
 /// The assigned Layout codes in short, for messages.
 pub fn datr_layouts_assigned() -> String {
     code_ranges(DATR_LAYOUTS.iter().map(|l| l.code))
+}
+
+// ---------------------------------------------------------------------------
+// PadValue (docs/pto.md, "PadValue")
+// ---------------------------------------------------------------------------
+
+/// B.DATR PadValueOrByteId code → name: what a TLOAD CUBE destination's
+/// physical tail takes (pto-spec asl/block/model/state/control-state.asl,
+/// CurrentBundlePadValue). Ordinary and Shared forms require code 0.
+pub static PAD_VALUES: [&str; 4] = ["Zero", "Max", "Min", "Null"];
+/// Provenance of [`PAD_VALUES`] and [`PAD_EXTREMES`].
+pub const PAD_PROV: Provenance = SPEC;
+
+/// The Max and Min pad patterns of the data types that have their own (pto-spec
+/// asl/tile/model/definedness/elements.asl, TilePadValueForDataType), raw bits
+/// of the element: `(code, max, min)`. Every other type pads Max with all ones
+/// and Min with 0x8000_0000_0000_0000 cut to its width (0 for the 4- and 8-bit
+/// ones); the unsigned types' Min is 0.
+pub static PAD_EXTREMES: &[(u8, u64, u64)] = &[
+    (0, 0x7fef_ffff_ffff_ffff, 0xffef_ffff_ffff_ffff),
+    (1, 0x7f7f_ffff, 0xff7f_ffff),
+    (2, 0x7f7f_e000, 0xff7f_e000),
+    (3, 0x7f7f_f000, 0xff7f_f000),
+    (4, 0x7bff, 0xfbff),
+    (5, 0x7f7f, 0xff7f),
+    (7, 0x7e, 0xfe),
+    (8, 0x7b, 0xfb),
+    (16, 0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000),
+    (17, 0x7fff_ffff, 0x8000_0000),
+    (18, 0x7fff, 0x8000),
+    (19, 0x7f, 0x80),
+    (24, u64::MAX, 0),
+    (25, 0xffff_ffff, 0),
+    (26, 0xffff, 0),
+    (27, 0xff, 0),
+    (28, 0xf, 0),
+];
+
+/// The element bits PadValue `pad` fills with for data type `dtype`, cut to
+/// the element width; `None` for Null (the tail stays undefined).
+pub fn pad_bits(pad: u8, dtype: u8) -> Option<u64> {
+    let bits = self::dtype(dtype).map(|d| d.bits).unwrap_or(64);
+    let keep = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let row = PAD_EXTREMES.iter().find(|r| r.0 == dtype);
+    let v = match pad {
+        0 => 0,
+        1 => row.map(|r| r.1).unwrap_or(u64::MAX),
+        2 => row.map(|r| r.2).unwrap_or(0x8000_0000_0000_0000),
+        _ => return None,
+    };
+    Some(v & keep)
 }
 
 // ---------------------------------------------------------------------------
@@ -530,7 +598,7 @@ pub static FAULTS: &[FaultDef] = &[
         kind: FaultKind::TileAllocation,
         name: "TileAllocation",
         code: Some(5),
-        meaning: "the named Local source tile is not allocated in a selected PE",
+        meaning: "TSTORE: the named Local source tile is not allocated in a selected PE; TLOAD: no free destination register, a shape its size code cannot hold, or the core's tile capacity passed",
         prov: SPEC,
     },
     FaultDef {
@@ -544,7 +612,7 @@ pub static FAULTS: &[FaultDef] = &[
         kind: FaultKind::DataPage,
         name: "DataPage",
         code: Some(35),
-        meaning: "element byte not mapped or not writable",
+        meaning: "element byte not mapped (or, for TSTORE, not writable)",
         prov: SPEC,
     },
     FaultDef {
@@ -593,6 +661,8 @@ pub enum Rule {
     OneSourceDomain,
     SubviewPlacement,
     BstartDtype,
+    BindingRole,
+    DestSizeCode,
     IosSource,
     DatrApplicability,
     CubeDims,
@@ -605,6 +675,12 @@ pub enum Rule {
     CubeDescriptor,
     SourceDefined,
     SubviewView,
+    DestDims,
+    DestShape,
+    SharedShape,
+    DestRegister,
+    CoreCapacity,
+    SharedUpdate,
     ElementAlignment,
     ElementPage,
 }
@@ -709,25 +785,31 @@ pub static RULES: &[RuleDef] = &[
         "at most one B.IOR, before or after the source binding",
         "asl/block/operands/B.IOR.asl (block_composition, legality)", SPEC),
     rule(Rule::IorSurplusFields, "ior_surplus_fields", K::BundleControl, true,
-        "B.IOR RegDst and RegSrc2 are zero for TSTORE (it consumes RegSrc0 = base, RegSrc1 = stride)",
+        "B.IOR RegDst and RegSrc2 are zero for TSTORE and TLOAD (they consume RegSrc0 = base, RegSrc1 = stride)",
         "asl/block/operands/B.IOR.asl (legality: a nonzero field the schema does not consume rejects)", SPEC),
     rule(Rule::IotClosedByL, "iot_closed_by_l", K::BundleControl, true,
-        "the source B.IOT carries L (last)",
+        "the block's B.IOT (the TSTORE source, the TLOAD destination) carries L (last)",
         "asl/block/operands/B.IOT.asl (block_composition: the final B.IOT has L=1)", SPEC),
     rule(Rule::OneSourceDomain, "one_source_domain", K::BundleControl, true,
-        "exactly one source binding: one B.IOT (Local) or one B.IOS (Shared)",
+        "exactly one tile binding: one B.IOT (Local) or one B.IOS (Shared)",
         "asl/block/execution/BSTART.TSTORE.asl (legality)", SPEC),
     rule(Rule::SubviewPlacement, "subview_placement", K::BundleControl, true,
-        "B.SUBVIEW appears at most once, immediately after the B.IOS, and selects source0 (SrcSelect 0)",
+        "B.SUBVIEW appears at most once, immediately after the source B.IOS of a TSTORE, and selects source0 (SrcSelect 0); a TLOAD has none",
         "asl/block/operands/B.SUBVIEW.asl (block_composition, exceptions)", SPEC),
     rule(Rule::BstartDtype, "bstart_dtype", K::TileLegality, true,
-        "the BSTART.TSTORE DataType is one of the 25 assigned element types (not 15, 21-23, 29-31)",
+        "the BSTART.TSTORE / BSTART.TLOAD DataType is one of the 25 assigned element types (not 15, 21-23, 29-31)",
         "asl/tile/memory-and-data-movement/regular/TSTORE.asl (legality, exceptions)", SPEC),
+    rule(Rule::BindingRole, "binding_role", K::TileLegality, true,
+        "a TSTORE binds a source (source B.IOT, or B.IOS SizeCode 0); a TLOAD binds a destination (destination B.IOT, or B.IOS SizeCode 1-12) and no source",
+        "asl/tile/memory-and-data-movement/regular/TLOAD.asl (block composition: Local sources, Shared sources, multiple destinations and mixed domains are illegal), asl/block/model/dispatch/tlsu-layout-conversion.asl", SPEC),
+    rule(Rule::DestSizeCode, "dest_size_code", K::TileLegality, true,
+        "a destination B.IOT carries SizeCode 1-10 (a Local tile of 128 B to 64 KiB)",
+        "asl/block/model/operands/tile-bindings.asl (SetBundleTileBinding: LocalTileSizeCodeIsLegal)", SPEC),
     rule(Rule::IosSource, "ios_is_source", K::TileLegality, true,
         "the B.IOS of a TSTORE is a source binding (SizeCode 0; 1-12 is a destination)",
         "asl/block/operands/B.IOS.asl (exceptions: an operation-schema role mismatch)", SPEC),
     rule(Rule::DatrApplicability, "datr_applicability", K::TileLegality, true,
-        "B.DATR: Layout NORM with every other field 0, or Layout 24-26 (CUBE) with DataType DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0; any other assigned Layout does not apply",
+        "B.DATR: Layout NORM with every other field 0, or the block's CUBE codes (TSTORE 24-26, TLOAD 21-23) with DataType DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0 (any PadValue); any other assigned Layout does not apply",
         "asl/tile/memory-and-data-movement/regular/TSTORE.asl (defaults), asl/block/model/dispatch/tlsu-layout-conversion.asl", SPEC),
     rule(Rule::CubeDims, "cube_dims", K::TileLegality, true,
         "CUBE form: LB0 and LB1 present and nonzero, LB2 absent (validate: an immediate zero is decided from the bytes)",
@@ -736,7 +818,7 @@ pub static RULES: &[RuleDef] = &[
         "CUBE form: DataType is not a 64-bit type nor HiF4X2",
         "asl/block/execution/BSTART.TSTORE.asl (legality)", SPEC),
     rule(Rule::SharedNotCube, "shared_not_cube", K::TileLegality, true,
-        "a Shared source is never stored in the CUBE form",
+        "a Shared tile is never stored or loaded in the CUBE form",
         "asl/block/execution/BSTART.TSTORE.asl (legality: no B.IOS)", SPEC),
     rule(Rule::TileAllocated, "tile_allocated", K::TileAllocation, false,
         "the Local source tile is allocated in every selected PE",
@@ -759,11 +841,29 @@ pub static RULES: &[RuleDef] = &[
     rule(Rule::SubviewView, "subview_view", K::TileLegality, false,
         "each PE's B.SUBVIEW view lies in the parent's capacity and is one partial row or whole rows",
         "asl/block/operands/B.SUBVIEW.asl", SPEC),
+    rule(Rule::DestDims, "dest_dims", K::TileLegality, false,
+        "TLOAD ordinary and Shared forms: LB0 (ValidCol), LB1 (ValidRow) and LB2 (Col) nonzero, ValidCol <= Col",
+        "asl/tile/memory-and-data-movement/regular/TLOAD.asl (legality), asl/block/model/dispatch/shared-tlsu.asl", SPEC),
+    rule(Rule::DestShape, "dest_shape", K::TileAllocation, false,
+        "the TLOAD destination descriptor is legal in its size code: Col a power of two, Rows = capacity*8 / (Col*bits) >= ValidRow (CUBE: its cells fit the capacity)",
+        "asl/block/model/dispatch/destination-shape.asl, tlsu-layout-conversion.asl (a shape the size code cannot hold faults TileAllocation)", SPEC),
+    rule(Rule::SharedShape, "shared_dest_shape", K::TileLegality, false,
+        "a TLOAD Shared destination descriptor is legal in its size code (as dest_shape, for a Shared tile of up to 256 KiB)",
+        "asl/tile/model/memory/shared-movement.asl (TLOADShared: TileDescriptorShapeLegal faults TileLegality)", SPEC),
+    rule(Rule::DestRegister, "dest_register", K::TileAllocation, false,
+        "the destination bank has a register unallocated in every selected PE (the lowest is taken)",
+        "asl/block/model/dispatch/destination-shape.asl (the first unallocated index of the hand)", SPEC),
+    rule(Rule::CoreCapacity, "core_capacity", K::TileAllocation, false,
+        "the tiles in use plus the new destination (its capacity once per selected PE; a Shared tile once) fit the core's tile capacity",
+        "asl/tile/model/capacity/*.asl (TileCapacityLimitBytes, reset value 262144)", SPEC),
+    rule(Rule::SharedUpdate, "shared_update", K::TileLegality, false,
+        "a TLOAD into an allocated Shared tile keeps its descriptor (capacity, Col, ValidRow, ValidCol, dtype)",
+        "asl/tile/model/state/shared-registers.asl (SharedTileUpdateCompatible)", SPEC),
     rule(Rule::ElementAlignment, "element_alignment", K::DataAlignment, false,
         "every element address is a multiple of the element size",
         "asl/tile/memory-and-data-movement/regular/TSTORE.asl (memory_effects, ordering)", SPEC),
     rule(Rule::ElementPage, "element_page", K::DataPage, false,
-        "every element byte is mapped and writable",
+        "every element byte is mapped, and writable for TSTORE (TLOAD reads read-only bytes too)",
         "asl/tile/memory-and-data-movement/regular/TSTORE.asl (memory_effects, ordering)", SPEC),
 ];
 
@@ -812,8 +912,11 @@ pub enum Op {
     Dimi,
     /// `B.IOR`: base and stride GPRs.
     Ior,
-    /// `B.IOT`: the Local source tile binding.
+    /// `B.IOT` (source form): the Local source tile binding.
     Iot,
+    /// `B.IOT` (destination form): a new Local destination tile of a bank,
+    /// its size code and the PEs (TLOAD).
+    IotDst,
     /// `B.IOS`: the Shared source tile binding.
     Ios,
     /// `B.SUBVIEW`: a view of the Shared source.
@@ -844,6 +947,7 @@ pub enum Fk {
     RegSrc1,
     RegSrc2,
     SrcTile,
+    DstTile,
     Last,
     SizeCode,
     PEMode,
@@ -1194,6 +1298,27 @@ const IOT_FIELDS: &[FieldDef] = &[
     z("zero", 8, 7, "must be zero"),
     opcode(0x13),
 ];
+const IOT_DST_FIELDS: &[FieldDef] = &[
+    z("zero", 31, 20, "must be zero (no source tile)"),
+    v("L", 19, 19, Fk::Last, "last binding of the block"),
+    v(
+        "SizeCode",
+        18,
+        15,
+        Fk::SizeCode,
+        "destination capacity 128 * 2^(code-1) bytes (1..10; 0 and 11..15 fault TileLegality)",
+    ),
+    f("funct3", 14, 12, 6, "B.IOT destination selector"),
+    v("PEMode", 11, 9, Fk::PEMode, "selected PEs"),
+    v(
+        "DstTile",
+        8,
+        7,
+        Fk::DstTile,
+        "destination bank (0 T, 1 U, 2 M, 3 N)",
+    ),
+    opcode(0x13),
+];
 const IOS_FIELDS: &[FieldDef] = &[
     z("zero", 31, 26, "must be zero"),
     v("SharedTileID", 25, 20, Fk::SharedId, "Shared tile S0..S63"),
@@ -1330,6 +1455,14 @@ pub static FORMATS: &[Format] = &[
         IOT_FIELDS,
         "<tile>, mask=<4 bits>[, last]",
         None,
+    ),
+    Format::new(
+        Op::IotDst,
+        "B.IOT",
+        32,
+        IOT_DST_FIELDS,
+        "mask=<4 bits>[, last], -><bank><<sizecode>>",
+        Some("mask=PE_MASK, <last>, ->DstTile<SizeCode>"),
     ),
     Format::new(
         Op::Ios,
@@ -1502,6 +1635,13 @@ pub const ROWS_MAX: u32 = 65535;
 /// The cell of B.SUBVIEW offsets and of the B.IOS / B.SUBVIEW size codes, in bytes.
 pub const SUBVIEW_CELL: u64 = 128;
 
+/// The largest size code of a Local destination (B.IOT): 10, 64 KiB.
+pub const LOCAL_SIZE_CODE_MAX: u8 = 10;
+/// The core's tile capacity in bytes: pto-spec's reset value of the
+/// TILE_CAPACITY system register (asl/arch/profile/reset.asl,
+/// asl/arch/features/tile-allocation.asl).
+pub const CORE_TILE_CAPACITY: u64 = 256 << 10;
+
 /// The bytes a B.IOS SizeCode or B.SUBVIEW SubviewSizeCode `code` (1..=12)
 /// names: 128 · 2^(code − 1).
 pub const fn size_code_bytes(code: u32) -> u64 {
@@ -1659,9 +1799,33 @@ pub static DECISIONS: &[Decision] = &[
         prov: Provenance::Assumed,
     },
     Decision {
-        topic: "BSTART.TLOAD blocks",
-        decision: "decoded, printed and explained; `validate` and `run` report them as unsupported (TSTORE only); `lint` skips them",
-        basis: "this model",
+        topic: "TLOAD Local destination register",
+        decision: "the lowest register of the B.IOT bank (DstTile) that is unallocated in every selected PE; every selected PE gets its own tile there, loaded from its own GPRs",
+        basis: "pto-spec asl/block/model/dispatch/destination-shape.asl keeps one tile file with per-PE allocation masks and takes the first unallocated index of the hand; this model keeps a file per PE, so the index must be free in each",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "TLOAD dimensions",
+        decision: "ValidCol = LB0 and ValidRow = LB1 (1 when absent), Col = LB2 (ValidCol when absent), each from the PE's own GPRs; an LB of 0 or ValidCol > Col faults TileLegality (dest_dims) on both the Local and the Shared form; a shape its size code cannot hold faults TileAllocation (Local, dest_shape) or TileLegality (Shared, shared_dest_shape)",
+        basis: "TLOAD.asl's legality prose (ValidCol, ValidRow nonzero; ValidCol <= Col) and shared-tlsu.asl (TileLegality); pto-spec's Local path folds the shape rules into allocation",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "TLOAD Shared destination",
+        decision: "one core-wide tile; element (r, c) belongs to the PE whose quarter of the capacity holds its byte offset and is loaded by that PE when selected; an allocated Shared tile must keep its descriptor (shared_update); the tile is published once every valid element is defined (a partial mask leaves it unpublished until the other quarters are loaded)",
+        basis: "pto-spec 0.58.3 asl/tile/model/memory/shared-movement.asl (TLOADShared, SharedTileElementRegion) read against 0.58.5's core-wide, published-whole Shared tiles",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "tile capacity accounting",
+        decision: "a TLOAD faults TileAllocation (core_capacity) when the capacities of every allocated Local tile of every PE, plus every Shared tile once, plus the new destination (once per selected PE; a new Shared tile once) pass 262144 bytes; tiles a scenario sets are counted but never checked",
+        basis: "pto-spec asl/tile/model/capacity/*.asl, TILE_CAPACITY reset value; 0.58.5's core-wide Shared tiles are counted once",
+        prov: Provenance::Assumed,
+    },
+    Decision {
+        topic: "CUBE PadValue Null",
+        decision: "the physical tail is undefined: its bytes stay 0 and no store reads them (definedness is kept for valid elements only)",
+        basis: "pto-spec TileWithPadding marks Null tails undefined; TSTORE never reads a tail",
         prov: Provenance::Assumed,
     },
 ];

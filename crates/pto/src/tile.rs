@@ -365,7 +365,9 @@ impl Shape {
 pub struct Tile {
     shape: Shape,
     payload: Vec<u8>,
-    /// Definedness of the valid elements, row-major over ValidRow × ValidCol.
+    /// Definedness of the valid elements, row-major over ValidRow × ValidCol;
+    /// empty exactly when every one is defined (`undefined_count == 0`), so a
+    /// whole tile costs nothing here and equal states compare equal.
     defined: Vec<bool>,
     undefined_count: usize,
     published: bool,
@@ -394,10 +396,24 @@ impl Tile {
         Ok(Tile::zeroed(shape))
     }
 
+    /// A Local tile of a checked `shape` whose payload starts with `bytes`
+    /// (at most the capacity; the rest is zero), every valid element defined.
+    pub(crate) fn local_from(shape: Shape, mut bytes: Vec<u8>) -> Tile {
+        debug_assert!(shape.check(LOCAL_CAP_MAX).is_ok() && bytes.len() <= shape.capacity as usize);
+        bytes.resize(shape.capacity as usize, 0);
+        Tile {
+            payload: bytes,
+            defined: Vec::new(),
+            undefined_count: 0,
+            published: true,
+            shape,
+        }
+    }
+
     fn zeroed(shape: Shape) -> Tile {
         Tile {
             payload: vec![0; shape.capacity as usize],
-            defined: vec![true; shape.valid_elements()],
+            defined: Vec::new(),
             undefined_count: 0,
             published: true,
             shape,
@@ -447,6 +463,10 @@ impl Tile {
     /// Mark the `idx`-th valid element (row-major) undefined; false when there
     /// is no such element.
     pub fn set_undefined(&mut self, idx: usize) -> bool {
+        let n = self.shape.valid_elements();
+        if idx < n && self.defined.is_empty() {
+            self.defined = vec![true; n];
+        }
         match self.defined.get_mut(idx) {
             Some(d) => {
                 if *d {
@@ -456,6 +476,26 @@ impl Tile {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Mark every valid element undefined (a Shared tile before its first load).
+    pub(crate) fn set_all_undefined(&mut self) {
+        let n = self.shape.valid_elements();
+        self.defined = vec![false; n];
+        self.undefined_count = n;
+    }
+
+    /// Mark the `idx`-th valid element (row-major) defined.
+    pub(crate) fn set_defined(&mut self, idx: usize) {
+        if let Some(d) = self.defined.get_mut(idx) {
+            if !*d {
+                *d = true;
+                self.undefined_count -= 1;
+                if self.undefined_count == 0 {
+                    self.defined = Vec::new();
+                }
+            }
         }
     }
 

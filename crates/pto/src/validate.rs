@@ -54,6 +54,24 @@ pub(crate) enum Source {
     Shared(u8),
 }
 
+/// A TLOAD's destination binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dest {
+    /// B.IOT destination form: a new Local tile of `bank`, SizeCode `size`.
+    Local { bank: u8, size: u8 },
+    /// B.IOS with SizeCode 1..=12: Shared tile `id`.
+    Shared { id: u8, size: u8 },
+}
+
+/// The block's tile binding: a source (TSTORE) or a destination (TLOAD).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bind {
+    /// A source binding.
+    Source(Source),
+    /// A destination binding.
+    Dest(Dest),
+}
+
 /// A B.SUBVIEW: cell offset GPR + uimm11, SubviewSizeCode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Subview {
@@ -70,20 +88,33 @@ pub(crate) struct Header {
     pub(crate) datr: Option<Word>,
     pub(crate) lb: [Option<DimSrc>; 3],
     pub(crate) ior: Option<(u8, u8)>,
-    pub(crate) source: Source,
+    pub(crate) bind: Bind,
     pub(crate) pemode: u8,
     pub(crate) subview: Option<Subview>,
 }
 
 impl Header {
-    /// The CUBE layout selected by B.DATR, if any.
+    /// The CUBE layout selected by B.DATR for the block's direction, if any.
     pub(crate) fn cube(&self) -> Option<TileLayout> {
         match self.datr {
-            Some(Word::Datr { layout, .. }) => match tables::datr_layout(layout).map(|l| l.usage) {
-                Some(LayoutUse::Cube(l)) => Some(l),
-                _ => None,
-            },
+            Some(Word::Datr { layout, .. }) => {
+                tables::datr_layout(layout).and_then(|l| l.usage.cube_for(self.tload))
+            }
             _ => None,
+        }
+    }
+    /// The source binding (a TSTORE header past the legality checks has one).
+    pub(crate) fn source(&self) -> Source {
+        match self.bind {
+            Bind::Source(s) => s,
+            Bind::Dest(_) => unreachable!("a legal TSTORE binds a source"),
+        }
+    }
+    /// The PadValueOrByteId field of the B.DATR (0 without one).
+    pub(crate) fn pad(&self) -> u8 {
+        match self.datr {
+            Some(Word::Datr { pad, .. }) => pad,
+            _ => 0,
         }
     }
 }
@@ -92,7 +123,10 @@ impl Header {
 /// resolved (a BSTART and a source binding exist), and every violation, in
 /// word order.
 pub(crate) fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>) {
-    let mut scan = Scan::default();
+    let mut scan = Scan {
+        tload: matches!(words.first(), Some(Word::Bstart { tload: true, .. })),
+        ..Scan::default()
+    };
     check_delimiters(words, &mut scan.v);
     for (i, w) in words.iter().enumerate() {
         scan.word(words, i, w);
@@ -112,20 +146,20 @@ pub(crate) fn check_structure(words: &[Word]) -> (Option<Header>, Vec<Violation>
             Rule::OneSourceDomain,
             None,
             if nsources == 0 {
-                "no source binding (B.IOT or B.IOS)".to_string()
+                "no tile binding (B.IOT or B.IOS)".to_string()
             } else {
-                format!("{nsources} source bindings; exactly one is allowed")
+                format!("{nsources} tile bindings; exactly one is allowed")
             },
         ));
     }
     let header = match (words.first(), source) {
-        (Some(&Word::Bstart { tload, dtype }), Some((source, pemode))) => Some(Header {
+        (Some(&Word::Bstart { tload, dtype }), Some((bind, pemode))) => Some(Header {
             tload,
             dtype,
             datr,
             lb,
             ior,
-            source,
+            bind,
             pemode,
             subview,
         }),
@@ -173,12 +207,14 @@ fn check_delimiters(words: &[Word], v: &mut Vec<Violation>) {
 /// The header stream as read so far.
 #[derive(Default)]
 struct Scan {
+    /// The block is a TLOAD.
+    tload: bool,
     v: Vec<Violation>,
     datr: Option<Word>,
     lb: [Option<DimSrc>; 3],
     ior: Option<(u8, u8)>,
-    /// The first source binding and its PEMode.
-    source: Option<(Source, u8)>,
+    /// The first tile binding and its PEMode.
+    source: Option<(Bind, u8)>,
     nsources: usize,
     subview: Option<Subview>,
 }
@@ -203,7 +239,25 @@ impl Scan {
                         format!("word {i}: B.IOT without L (last)"),
                     ));
                 }
-                self.bind(Source::Local(tile), pemode);
+                self.bind(Bind::Source(Source::Local(tile)), pemode);
+            }
+            Word::IotDst {
+                bank,
+                size,
+                last,
+                pemode,
+            } => {
+                if !last {
+                    self.v.push(viol(
+                        Rule::IotClosedByL,
+                        Some(i),
+                        format!("word {i}: B.IOT without L (last)"),
+                    ));
+                }
+                self.bind(Bind::Dest(Dest::Local { bank, size }), pemode);
+            }
+            Word::Ios { id, size, pemode } if self.tload && size != 0 => {
+                self.bind(Bind::Dest(Dest::Shared { id, size }), pemode);
             }
             Word::Ios { id, size, pemode } => {
                 if size != 0 {
@@ -215,7 +269,7 @@ impl Scan {
                         ),
                     ));
                 }
-                self.bind(Source::Shared(id), pemode);
+                self.bind(Bind::Source(Source::Shared(id)), pemode);
             }
             Word::Subview {
                 sel,
@@ -267,7 +321,7 @@ impl Scan {
                 Rule::IorSurplusFields,
                 Some(i),
                 format!(
-                    "word {i}: B.IOR RegDst = {} and RegSrc2 = {} (TSTORE uses only RegSrc0 and RegSrc1)",
+                    "word {i}: B.IOR RegDst = {} and RegSrc2 = {} (TSTORE and TLOAD use only RegSrc0 and RegSrc1)",
                     tables::GPRS[dst as usize],
                     tables::GPRS[src2 as usize]
                 ),
@@ -275,7 +329,7 @@ impl Scan {
         }
     }
 
-    fn bind(&mut self, source: Source, pemode: u8) {
+    fn bind(&mut self, source: Bind, pemode: u8) {
         self.nsources += 1;
         if self.source.is_none() {
             self.source = Some((source, pemode));
@@ -285,6 +339,11 @@ impl Scan {
     fn subview(&mut self, words: &[Word], i: usize, sel: u8, sv: Subview) {
         let prev = i.checked_sub(1).map(|p| &words[p]);
         match prev {
+            _ if self.tload => self.v.push(viol(
+                Rule::SubviewPlacement,
+                Some(i),
+                format!("word {i}: B.SUBVIEW in a TLOAD block (it views a source; TLOAD has none)"),
+            )),
             Some(Word::Ios { .. }) if sel != 0 => self.v.push(viol(
                 Rule::SubviewPlacement,
                 Some(i),
@@ -311,12 +370,13 @@ impl Scan {
 /// Legality that the block's bytes alone decide (TileLegality).
 pub(crate) fn check_static(h: &Header) -> Vec<Violation> {
     let mut v = Vec::new();
-    if !h.tload && tables::dtype_storable(h.dtype).is_none() {
+    if tables::dtype_storable(h.dtype).is_none() {
         v.push(viol(
             Rule::BstartDtype,
             Some(0),
             format!(
-                "BSTART.TSTORE DataType {} is reserved (assigned: {})",
+                "BSTART.{} DataType {} is reserved (assigned: {})",
+                direction(h.tload),
                 h.dtype,
                 tables::code_ranges(
                     tables::DTYPES
@@ -327,8 +387,9 @@ pub(crate) fn check_static(h: &Header) -> Vec<Violation> {
             ),
         ));
     }
+    check_role(h, &mut v);
     if let Some(datr) = h.datr {
-        check_datr(&datr, &mut v);
+        check_datr(&datr, h.tload, &mut v);
     }
     if h.cube().is_some() {
         check_cube(h, &mut v);
@@ -336,9 +397,53 @@ pub(crate) fn check_static(h: &Header) -> Vec<Violation> {
     v
 }
 
-/// B.DATR applicability: NORM with every other field 0, or a CUBE layout with
-/// DTYPE_NONE and no modes.
-fn check_datr(datr: &Word, v: &mut Vec<Violation>) {
+fn direction(tload: bool) -> &'static str {
+    if tload {
+        "TLOAD"
+    } else {
+        "TSTORE"
+    }
+}
+
+/// The binding's role: a TSTORE reads a source, a TLOAD fills a destination
+/// (a Local one with a size code of 1..10).
+fn check_role(h: &Header, v: &mut Vec<Violation>) {
+    match (h.tload, h.bind) {
+        (false, Bind::Dest(_)) => v.push(viol(
+            Rule::BindingRole,
+            None,
+            "a destination B.IOT in a TSTORE block (TSTORE reads a source)",
+        )),
+        (true, Bind::Source(s)) => v.push(viol(
+            Rule::BindingRole,
+            None,
+            match s {
+                Source::Local(code) => format!(
+                    "source B.IOT {} in a TLOAD block (TLOAD fills a destination: B.IOT mask=…, ->T<size>)",
+                    tables::tile_name(code)
+                ),
+                Source::Shared(id) => format!(
+                    "B.IOS S{id} with SizeCode 0 (a source) in a TLOAD block (TLOAD's B.IOS carries SizeCode 1..12)"
+                ),
+            },
+        )),
+        (true, Bind::Dest(Dest::Local { size, .. })) if !(1..=tables::LOCAL_SIZE_CODE_MAX).contains(&size) => {
+            v.push(viol(
+                Rule::DestSizeCode,
+                None,
+                format!(
+                    "destination B.IOT SizeCode {size}: a Local tile takes 1..{} (128 B..64 KiB)",
+                    tables::LOCAL_SIZE_CODE_MAX
+                ),
+            ))
+        }
+        _ => {}
+    }
+}
+
+/// B.DATR applicability: NORM with every other field 0, or a CUBE layout of
+/// the block's direction with DTYPE_NONE and no modes (any PadValue).
+fn check_datr(datr: &Word, tload: bool, v: &mut Vec<Violation>) {
     let Word::Datr {
         cmode,
         pad,
@@ -352,31 +457,42 @@ fn check_datr(datr: &Word, v: &mut Vec<Violation>) {
         unreachable!("the header keeps a B.DATR")
     };
     let modes = cmode != 0 || rmode != 0 || sat || canon;
-    let msg = match tables::datr_layout(layout).map(|l| l.usage) {
-        Some(LayoutUse::Ordinary) if modes || pad != 0 || dtype != 0 => {
-            "B.DATR NORM on TSTORE: PadValue, CMode, RMode, Sat, Canonicalize and DataType must all be 0".to_string()
-        }
-        Some(LayoutUse::Cube(_)) if modes || dtype != tables::DTYPE_NONE => {
+    let dir = direction(tload);
+    let usage = tables::datr_layout(layout).map(|l| l.usage);
+    let cube = usage.and_then(|u| u.cube_for(tload)).is_some();
+    let msg = match usage {
+        Some(LayoutUse::Ordinary) if modes || pad != 0 || dtype != 0 => format!(
+            "B.DATR NORM on {dir}: PadValue, CMode, RMode, Sat, Canonicalize and DataType must all be 0"
+        ),
+        Some(_) if cube && (modes || dtype != tables::DTYPE_NONE) => {
             "B.DATR CUBE layout: DataType must be DTYPE_NONE and CMode/RMode/Sat/Canonicalize 0"
                 .to_string()
         }
-        Some(LayoutUse::Ordinary) | Some(LayoutUse::Cube(_)) => return,
-        Some(LayoutUse::LoadConversion) | Some(LayoutUse::Inapplicable) | None => format!(
-            "B.DATR Layout {layout} ({}) does not apply to TSTORE (NORM or 24..26)",
-            tables::datr_layout_name(layout)
+        Some(LayoutUse::Ordinary) => return,
+        Some(_) if cube => return,
+        _ => format!(
+            "B.DATR Layout {layout} ({}) does not apply to {dir} (NORM or {})",
+            tables::datr_layout_name(layout),
+            if tload { "21..23" } else { "24..26" }
         ),
     };
     v.push(viol(Rule::DatrApplicability, None, msg));
 }
 
-/// The CUBE form: no Shared source, LB0 and LB1 present (and, where the bytes
+/// The CUBE form: no Shared tile, LB0 and LB1 present (and, where the bytes
 /// fix them, nonzero), no LB2, a data type with CUBE geometry.
 fn check_cube(h: &Header, v: &mut Vec<Violation>) {
-    if let Source::Shared(_) = h.source {
+    if matches!(
+        h.bind,
+        Bind::Source(Source::Shared(_)) | Bind::Dest(Dest::Shared { .. })
+    ) {
         v.push(viol(
             Rule::SharedNotCube,
             None,
-            "a CUBE B.DATR with a Shared (B.IOS) source",
+            format!(
+                "a CUBE B.DATR with a Shared (B.IOS) {}",
+                if h.tload { "destination" } else { "source" }
+            ),
         ));
     }
     if h.lb[0].is_none() || h.lb[1].is_none() || h.lb[2].is_some() {
@@ -406,7 +522,7 @@ fn check_cube(h: &Header, v: &mut Vec<Violation>) {
             Rule::CubeDtype,
             None,
             format!(
-                "{} cannot be stored in the CUBE form",
+                "{} has no CUBE geometry (the CUBE form excludes the 64-bit types and HiF4X2)",
                 tables::dtype_name(h.dtype)
             ),
         ));
@@ -415,7 +531,7 @@ fn check_cube(h: &Header, v: &mut Vec<Violation>) {
 
 /// Check a byte stream of one or more blocks against every rule decidable
 /// from the bytes alone: one check per rule (`Fault_<Kind>: <rule>`), failed
-/// where any word or block breaks it. A `BSTART.TLOAD` block is unsupported.
+/// where any word or block breaks it (TSTORE and TLOAD blocks alike).
 pub fn validate(bytes: &[u8]) -> Result<Validation, Diagnostic> {
     let raws = codec::split(bytes)?;
     let prog = Program::of_raws(&raws);
@@ -503,9 +619,6 @@ pub(crate) fn datr_after_binding(words: &[Word]) -> Option<usize> {
 
 /// The static violations of one decoded block.
 fn validate_block(ws: &[Word]) -> Result<Vec<(Rule, String)>, Diagnostic> {
-    if matches!(ws.first(), Some(Word::Bstart { tload: true, .. })) {
-        return Err(unsupported_tload());
-    }
     let (h, v) = check_structure(ws);
     let mut out: Vec<(Rule, String)> = v.into_iter().map(|x| (x.rule, x.detail)).collect();
     if let Some(h) = h {
@@ -517,7 +630,7 @@ fn validate_block(ws: &[Word]) -> Result<Vec<(Rule, String)>, Diagnostic> {
 /// `validate`'s verdict on a whole stream without building a report: calls
 /// `invalid(b)` for each block `b` that breaks a rule its bytes decide, in
 /// order, and returns how many blocks the stream holds. A stream that does
-/// not decode, or that holds a `BSTART.TLOAD` block, is `validate`'s error.
+/// not decode is `validate`'s error.
 /// The Python module's `pto.check` is this loop.
 pub fn check_stream(bytes: &[u8], mut invalid: impl FnMut(usize)) -> Result<usize, Diagnostic> {
     let prog = Program::decode(bytes)?;
@@ -527,10 +640,4 @@ pub fn check_stream(bytes: &[u8], mut invalid: impl FnMut(usize)) -> Result<usiz
         }
     }
     Ok(prog.blocks())
-}
-
-fn unsupported_tload() -> Diagnostic {
-    Diagnostic::unsupported(
-        "BSTART.TLOAD blocks decode, but this model executes and validates TSTORE only",
-    )
 }

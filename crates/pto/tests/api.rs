@@ -229,12 +229,19 @@ fn a_program_runs_block_by_block_until_it_stops() {
     assert_eq!(out.notes, [(1, "PE mask 0000, no effect".to_string())]);
     assert!(matches!(out.stop, Some((2, Stop::Pending(_)))), "{out:?}");
     assert_eq!(mem.peek(0, 2), [Some(7), Some(8)]);
-    // A TLOAD block is decoded but not executed.
-    let tload = assemble("BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP").unwrap();
-    assert!(matches!(
-        m.execute(&tload, &mut mem, &mut trace),
-        Ok(Step::Unsupported(_))
-    ));
+    // A TLOAD block with a source binding faults (binding_role); with a
+    // destination it fills the lowest free register of the bank.
+    let bad = assemble("BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP").unwrap();
+    let f = m.execute(&bad, &mut mem, &mut trace).unwrap_err();
+    assert_eq!(f.rule().name(), "binding_role");
+    let tload =
+        assemble("BSTART.TLOAD U8; C.B.DIMI 2, ->LB0; B.IOT mask=1000, last, ->T<1>; BSTOP")
+            .unwrap();
+    assert_eq!(m.execute(&tload, &mut mem, &mut trace), Ok(Step::Loaded));
+    let t = m
+        .local(0, 1)
+        .expect("T#2 was the lowest free register of bank T");
+    assert_eq!((t.get(0, 0), t.get(0, 1)), (7, 8));
 }
 
 #[test]

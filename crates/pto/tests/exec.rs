@@ -242,11 +242,30 @@ fn undecodable_words_fail_validation_and_fault_illegal_instruction() {
 }
 
 #[test]
-fn tload_blocks_are_reported_as_unsupported() {
-    let d = isa()
+fn tload_blocks_are_validated_like_tstore_blocks() {
+    let v = isa()
         .validate(&bytes("BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP"))
-        .unwrap_err();
-    assert!(d.to_string().contains("TLOAD"), "{d}");
+        .unwrap();
+    assert_eq!(v.failed, ["Fault_TileLegality: binding_role"]);
+    let v = isa()
+        .validate(&bytes(
+            "BSTART.TLOAD U8; B.DATR ND2M16, DTYPE_NONE, pad=1; B.DIM LB0, 4; B.DIM LB1, 2; B.IOT mask=1111, last, ->M<1>; BSTOP",
+        ))
+        .unwrap();
+    assert!(v.valid, "{v:?}");
+    let v = isa()
+        .validate(&bytes(
+            "BSTART.TLOAD U8; B.DATR M162ND, DTYPE_NONE; B.DIM LB0, 4; B.DIM LB1, 2; B.IOT mask=1111, ->M<11>; BSTOP",
+        ))
+        .unwrap();
+    assert_eq!(
+        v.failed,
+        [
+            "Fault_BundleControl: iot_closed_by_l",
+            "Fault_TileLegality: dest_size_code",
+            "Fault_TileLegality: datr_applicability"
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------------

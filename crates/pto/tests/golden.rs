@@ -19,7 +19,7 @@ const HEADER: &str = "\
 # bytes: the command words in memory order (hex), one group per word;
 # text: the canonical assembly, commands separated by `; ` (`-`: a word that does not decode);
 # verdict: `valid`, `invalid: ` and the failed checks of `pto validate` (a word that does not decode:
-# with the field it names), or `unsupported` (a TLOAD block); `; prose: ` and the failed checks of
+# with the field it names); `; prose: ` and the failed checks of
 # origin prose (reported, not deciding the verdict).
 # Checked both ways by crates/pto/tests/golden.rs; regenerate with XSTORE_BLESS=1 cargo test -p xstore-pto.
 ";
@@ -41,6 +41,13 @@ fn blocks() -> Vec<String> {
         "BSTART.TSTORE U8; B.IOS S63, mask=1000, size=3; BSTOP".into(),
         "BSTART.TSTORE U8; B.IOS S0, mask=1000; B.SUBVIEW 0, s8, 2047, 12; BSTOP".into(),
         "BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP".into(),
+        "BSTART.TLOAD U8; B.DIM zero, 64, ->LB0; B.DIM zero, 8, ->LB1; B.DIM zero, 64, ->LB2; B.IOR zero, a0; B.IOT mask=1111, last, ->T<1>; BSTOP".into(),
+        "BSTART.TLOAD FP16; B.DIM zero, 32, ->LB0; B.DIM zero, 4, ->LB1; B.IOS S7, mask=1100, size=1; BSTOP".into(),
+        "BSTART.TLOAD FP16; B.DATR ND2N8, DTYPE_NONE, pad=1; B.DIM zero, 8, ->LB0; B.DIM zero, 16, ->LB1; B.IOT mask=1111, last, ->N<3>; BSTOP".into(),
+        "BSTART.TLOAD U8; B.IOT mask=1000, ->U<11>; BSTOP".into(),
+        "BSTART.TLOAD U8; B.DATR M322ND, DTYPE_NONE; C.B.DIMI 4, ->LB0; C.B.DIMI 4, ->LB1; B.IOT mask=1000, last, ->M<1>; BSTOP".into(),
+        "BSTART.TSTORE U8; B.IOT mask=1000, last, ->T<1>; BSTOP".into(),
+        "BSTART.TLOAD U8; B.IOS S1, mask=1000, size=2; B.SUBVIEW 0, a0, 0, 1; BSTOP".into(),
         // The block rules.
         format!("{SRC}; BSTOP"),
         format!("BSTART.TSTORE U8; {SRC}"),
@@ -294,7 +301,7 @@ fn the_golden_file_covers_every_format_dtype_layout_and_pemode() {
         .flatten()
         .collect();
     let ops: BTreeSet<String> = words.iter().map(|w| format!("{:?}", w.op())).collect();
-    let all: [Op; 13] = [
+    let all: [Op; 14] = [
         Op::BstartTstore,
         Op::BstartTload,
         Op::Datr,
@@ -304,6 +311,7 @@ fn the_golden_file_covers_every_format_dtype_layout_and_pemode() {
         Op::Dimi,
         Op::Ior,
         Op::Iot,
+        Op::IotDst,
         Op::Ios,
         Op::Subview,
         Op::Bstop,

@@ -114,6 +114,7 @@ pub fn report_html(t: &Trace) -> String {
         }
         h.push_str("</table>\n");
     }
+    tiles_table(t, &mut h);
     if t.truncated() {
         h.push_str(&format!(
             "<p class=\"note truncated\">The report is bounded: {} instructions past the first {} \
@@ -208,4 +209,31 @@ fn shorten_hex(hex: &str, max: usize) -> String {
     } else {
         format!("{}…", &hex[..2 * max])
     }
+}
+
+/// Longest tile data the report shows, in hex digits.
+const TILE_DATA_SHOWN: usize = 512;
+
+/// The tiles the run changed (a TLOAD's destination): descriptor and data.
+fn tiles_table(t: &Trace, h: &mut String) {
+    let e = xml_escape;
+    if t.tiles.is_empty() {
+        return;
+    }
+    h.push_str("<h2>Tiles changed by the run</h2>\n<table><tr><th>tile</th><th>descriptor</th><th>valid elements</th></tr>");
+    for tile in &t.tiles {
+        let data = match tile.data.get(..TILE_DATA_SHOWN) {
+            Some(head) if tile.data.len() > TILE_DATA_SHOWN => {
+                format!("{head}… ({} digits)", tile.data.len())
+            }
+            _ => tile.data.clone(),
+        };
+        h.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}</td><td class=\"hex\">{}</td></tr>",
+            e(&tile.name),
+            e(tile.descriptor.as_deref().unwrap_or("freed")),
+            e(&data)
+        ));
+    }
+    h.push_str("</table>\n");
 }

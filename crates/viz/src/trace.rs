@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use xstore_core::isa::{run_scenario_with, Isa};
 use xstore_core::record::{Limits, Recorder};
-use xstore_core::report::{FaultReport, RegReport, WriteRecord};
+use xstore_core::report::{FaultReport, RegReport, TileReport, WriteRecord};
 use xstore_core::scenario::{Outcome, Scenario};
 use xstore_core::stream::{StepEvent, WriteSink};
 use xstore_core::Fault;
@@ -52,6 +52,9 @@ pub struct Trace {
     pub pending: Vec<PendingRange>,
     /// Registers the run changed, with their final values.
     pub regs: Vec<RegReport>,
+    /// Tiles the run changed (an ISA with tiles: a PTO TLOAD's
+    /// destination), with their final state.
+    pub tiles: Vec<TileReport>,
     /// Writes committed over the run (kept or not).
     pub writes: u64,
     /// Bytes written over the run (kept or not).
@@ -155,6 +158,7 @@ fn trace_inner(
         steps_omitted: c.units_omitted,
         pending: c.pending,
         regs: exec.regs.into_iter().filter(|r| r.changed).collect(),
+        tiles: exec.tiles.into_iter().filter(|t| t.changed).collect(),
         writes: c.writes,
         bytes_written: c.bytes,
         bytes_omitted: c.bytes_omitted,

@@ -437,3 +437,18 @@ fn the_docs_state_the_bounds_the_code_has() {
     assert!(doc.contains("with 32 bits a lane"));
     assert_eq!(xstore_viz::wave::LANE_BITS, 32);
 }
+
+#[test]
+fn a_tload_report_lists_the_tiles_it_filled() {
+    let (sc, isa) = load("examples/pto/tload_store_back.toml");
+    let t = trace(isa, &sc, DEFAULT_CAP).unwrap();
+    let names: Vec<&str> = t.tiles.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["pe0.T#1", "pe1.T#1"]);
+    let html = report_html(&t);
+    assert!(html.contains("<h2>Tiles changed by the run</h2>"), "{html}");
+    assert!(html.contains("<code>pe1.T#1</code>"));
+    assert!(html.contains("1112131415161718"));
+    // A run that changes no tile has no such section.
+    let (sc, isa) = load("examples/pto/cube_n8.toml");
+    assert!(!report_html(&trace(isa, &sc, DEFAULT_CAP).unwrap()).contains("Tiles changed"));
+}
