@@ -54,6 +54,14 @@ pub(crate) fn cover(sc: &Scenario, hits: &mut Hits<'_>) -> Result<(), Diagnostic
         }
         let form = form_of(words);
         let header = check_structure(words).0;
+        if header.as_ref().is_some_and(|h| h.tload) {
+            // A TLOAD sets up tiles for the stores after it; the model has
+            // no TLOAD bins, and a TLOAD that stops the run ends the count.
+            match m.execute(words, &mut mem, &mut NoTrace) {
+                Ok(Step::Loaded | Step::NoOp) => continue,
+                _ => return Ok(()),
+            }
+        }
         let plans = header.as_ref().map(|h| plans_of(&m, h)).unwrap_or_default();
         match m.execute(words, &mut mem, &mut NoTrace) {
             Ok(Step::Stored) => {
@@ -63,7 +71,7 @@ pub(crate) fn cover(sc: &Scenario, hits: &mut Hits<'_>) -> Result<(), Diagnostic
             }
             Ok(Step::NoOp) => hits.hit("noop", &[form]),
             Ok(Step::Pending(_)) => {
-                if let Some(Source::Shared(id)) = header.map(|h| h.source) {
+                if let Some(Source::Shared(id)) = header.map(|h| h.source()) {
                     let why = if m.shared(id).is_none() {
                         "unallocated"
                     } else {
@@ -73,7 +81,7 @@ pub(crate) fn cover(sc: &Scenario, hits: &mut Hits<'_>) -> Result<(), Diagnostic
                 }
                 return Ok(());
             }
-            Ok(Step::Unsupported(_)) => return Ok(()),
+            Ok(Step::Unsupported(_) | Step::Loaded) => return Ok(()),
             Err(f) => {
                 faulted(hits, &f, &plans, &map, form);
                 return Ok(());
@@ -134,7 +142,7 @@ fn span_places(regions: &[xstore_core::Region], lo: u64, len: u128) -> Vec<&'sta
 
 /// The view classes of a Shared PE's plan.
 fn views(m: &Machine, h: &Header, p: &Plan) -> Vec<&'static str> {
-    let (Some(sv), Source::Shared(id)) = (h.subview, h.source) else {
+    let (Some(sv), Source::Shared(id)) = (h.subview, h.source()) else {
         return vec!["none"];
     };
     let Some(t) = m.shared(id) else {

@@ -300,7 +300,7 @@ fn legality(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<
                 Some(d) if b.form == "cube" => format!("{d}, sat"),
                 _ => {
                     let names =
-                        datr(|u| matches!(u, LayoutUse::Inapplicable | LayoutUse::LoadConversion));
+                        datr(|u| matches!(u, LayoutUse::Inapplicable | LayoutUse::CubeLoad(_)));
                     format!("B.DATR {}, {none}", g.rng.pick(&names))
                 }
             })
