@@ -41,12 +41,13 @@ mod machine;
 mod memory;
 mod program;
 
-pub use cosim::{xstore_cosim, xstore_dut_fault, xstore_mismatch, xstore_write};
-pub use effects::{xstore_effects, xstore_fault, xstore_outcome, xstore_reg};
-pub use isa::xstore_isa;
-pub use machine::xstore_machine;
-pub use memory::{xstore_access, xstore_memory, xstore_memory_callbacks, xstore_region};
-pub use program::xstore_program;
+// Every C type and call, at the crate's root (the header's names).
+pub use cosim::*;
+pub use effects::*;
+pub use isa::*;
+pub use machine::*;
+pub use memory::*;
+pub use program::*;
 
 /// The version of the C interface this header describes; it changes when a
 /// call or a type changes incompatibly. Compare with `xstore_abi_version()`.
