@@ -273,3 +273,31 @@ pub(crate) unsafe fn state<'a, K: Kind>(p: *const K::C) -> Result<&'a mut K, Err
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::IsaState;
+
+    #[test]
+    fn a_panic_inside_a_call_is_an_internal_error_with_its_message() {
+        let mut p: *mut crate::xstore_isa = std::ptr::null_mut();
+        // SAFETY: a handle made and freed here, used between.
+        unsafe {
+            let made = create(&mut p, || {
+                Ok(IsaState {
+                    isa: xstore_isas::all()[0],
+                })
+            });
+            assert_eq!(made, xstore_status::XSTORE_OK);
+            let s = with::<IsaState>(p, |_, _| panic!("boom"));
+            assert_eq!(s, xstore_status::XSTORE_ERR_INTERNAL);
+            let e = std::ffi::CStr::from_ptr(last_error::<IsaState>(p));
+            assert_eq!(e.to_str().unwrap(), "internal error: boom");
+            // The handle still works, and frees.
+            let s = with::<IsaState>(p, |_, _| Ok(xstore_status::XSTORE_OK));
+            assert_eq!(s, xstore_status::XSTORE_OK);
+            assert_eq!(free::<IsaState>(p, |_| None), xstore_status::XSTORE_OK);
+        }
+    }
+}
