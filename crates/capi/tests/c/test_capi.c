@@ -381,6 +381,47 @@ static void test_callbacks(xstore_isa *isa) {
   OK(xstore_machine_free(m));
 }
 
+/* Q7: a wide register as text, and a changed register in the effects. */
+static void test_wide_registers(void) {
+  xstore_isa *q7 = NULL;
+  xstore_machine *m = NULL;
+  xstore_program *prog = NULL;
+  xstore_effects *fx = NULL;
+  xstore_reg reg;
+  const char *text = NULL;
+  const uint8_t *data = NULL;
+  char hex[129];
+  uint64_t v = 0, addr = 0;
+  size_t n = 0, len = 0;
+
+  OK(xstore_isa_new("q7", &q7));
+  OK(xstore_machine_new(q7, NULL, &m));
+  OK(xstore_machine_reg_set(m, "a3", 0x100));
+  EXPECT(xstore_machine_reg_get(m, "v0", &v), XSTORE_ERR_STATE);
+  OK(xstore_machine_reg_get_text(m, "v0", &text));
+  CHECK(strlen(text) == 128);
+  memset(hex, '1', 128);
+  hex[128] = 0;
+  OK(xstore_machine_reg_set_text(m, "v0", hex));
+  OK(xstore_program_new_text(q7, "{ IVP_SV2NX8_IP v0, a3, 64 ; nop }", &prog));
+  OK(xstore_effects_new(&fx));
+  OK(xstore_machine_execute(m, prog, fx));
+  OK(xstore_effects_reg_count(fx, &n));
+  CHECK(n == 1);
+  OK(xstore_effects_reg(fx, 0, &reg));
+  CHECK(strcmp(reg.name, "a3") == 0 && reg.value == 0x140 && !reg.wide && strcmp(reg.text, "0x140") == 0);
+  EXPECT(xstore_effects_reg(fx, 1, &reg), XSTORE_ERR_LENGTH);
+  CHECK(contains(xstore_effects_last_error(fx), "past the last"));
+  EXPECT(xstore_effects_reg(fx, 0, NULL), XSTORE_ERR_NULL);
+  OK(xstore_effects_write(fx, 0, &addr, &data, &len));
+  CHECK(addr == 0x100 && len == 64 && data[0] == 0x11 && data[63] == 0x11);
+  CHECK(strcmp(xstore_effects_last_error(fx), "") == 0);
+  OK(xstore_effects_free(fx));
+  OK(xstore_program_free(prog));
+  OK(xstore_machine_free(m));
+  OK(xstore_isa_free(q7));
+}
+
 /* Handles of another type, and a block of zeros, are refused. */
 static void test_wrong_handles(xstore_isa *isa) {
   uint64_t zeros[16] = {0};
@@ -485,6 +526,7 @@ int main(void) {
   test_memory(isa);
   test_machine(isa);
   test_callbacks(isa);
+  test_wide_registers();
   test_wrong_handles(isa);
   test_scenario(isa);
   test_cosim(isa);
