@@ -170,18 +170,16 @@ pub unsafe extern "C" fn xstore_isa_explain_json(
 
 /// Load a scenario file's text (named `file` in messages; null:
 /// `<scenario>`) whose `isa` is this one.
-pub(crate) fn scenario(
+///
+/// # Safety
+/// `scenario_text` and `file` are null or NUL-terminated strings.
+pub(crate) unsafe fn scenario(
     s: &IsaState,
     scenario_text: *const c_char,
     file: *const c_char,
 ) -> Result<xstore_core::scenario::Scenario, Error> {
-    // SAFETY: the callers' pointers, under the module's rules.
-    let (t, f) = unsafe {
-        (
-            text(scenario_text, "scenario")?,
-            crate::args::text_or_null(file, "file")?.unwrap_or("<scenario>"),
-        )
-    };
+    let t = text(scenario_text, "scenario")?;
+    let f = crate::args::text_or_null(file, "file")?.unwrap_or("<scenario>");
     Ok(core_isa::load_scenario(&[s.isa], t, f)?.0)
 }
 

@@ -200,9 +200,11 @@ pub unsafe extern "C" fn xstore_machine_reg_name(
 }
 
 /// The register `name`'s value now.
-fn reg(m: &MachineState, name: *const c_char) -> Result<RegValue, Error> {
-    // SAFETY: the caller's pointer, under the module's rules.
-    let name = unsafe { text(name, "name")? };
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string.
+unsafe fn reg(m: &MachineState, name: *const c_char) -> Result<RegValue, Error> {
+    let name = text(name, "name")?;
     m.m.reg(name).ok_or_else(|| {
         let names = m.m.reg_names();
         let d = Diagnostic::range(format!(
