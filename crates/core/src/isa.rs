@@ -2,6 +2,7 @@
 //! of `run`, `demo` and the scenario tests share.
 
 use crate::diag::Diagnostic;
+use crate::dynamic::{DynProgram, MachineObject};
 use crate::mem::{Memory, MemoryMap};
 use crate::report::BenchResult;
 use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
@@ -205,6 +206,13 @@ pub trait Isa: Sync {
     /// The ISA's program generator and coverage model (`xstore gen`,
     /// `xstore cover`).
     fn verify(&self) -> &dyn crate::verify::Verify;
+    /// A new machine of the ISA, every register zero, behind the stepping
+    /// layer's object-safe interface (the C library's machines).
+    fn machine(&self) -> Box<dyn MachineObject>;
+    /// A scenario's machine in its initial state (its `[regs]` and whatever
+    /// state the ISA's own keys set up) and its program, ready for
+    /// [`MachineObject::run`] against the memory of [`build_memory`].
+    fn load(&self, sc: &Scenario) -> Result<(Box<dyn MachineObject>, DynProgram), Diagnostic>;
 }
 
 impl dyn Isa + '_ {

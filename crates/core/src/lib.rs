@@ -67,6 +67,7 @@ pub mod bytes;
 pub mod conformance;
 pub mod decode;
 pub mod diag;
+pub mod dynamic;
 mod fault;
 pub mod hex;
 pub mod isa;

@@ -146,6 +146,14 @@ pub(crate) fn prepare(sc: &Scenario) -> Result<Prepared, Diagnostic> {
     Ok(Prepared { regs, prog, insts })
 }
 
+/// A scenario's machine and lowered program (`Isa::load`): what `execute`
+/// runs, for the caller to run.
+pub(crate) fn load(sc: &Scenario) -> Result<(Machine, Vec<Instruction>), Diagnostic> {
+    let Prepared { regs, insts, .. } = prepare(sc)?;
+    let prog = insts.into_iter().map(Instruction::Mem2d).collect();
+    Ok((Machine::from_regs(regs), prog))
+}
+
 /// Whether an instruction carries wait/update events (carried, not executed).
 fn has_events(m: &Mem2d) -> bool {
     m.wait_mode != 0 || m.wait_idx != 0 || m.update_mode != 0 || m.update_idx != 0

@@ -163,6 +163,25 @@ static INFO: IsaInfo = IsaInfo {
 struct Model;
 
 impl Isa for Model {
+    fn machine(&self) -> Box<dyn xstore_core::dynamic::MachineObject> {
+        Box::new(Machine::default())
+    }
+    fn load(
+        &self,
+        sc: &Scenario,
+    ) -> Result<
+        (
+            Box<dyn xstore_core::dynamic::MachineObject>,
+            xstore_core::dynamic::DynProgram,
+        ),
+        Diagnostic,
+    > {
+        let (m, prog) = scenario::load(sc)?;
+        Ok((
+            Box::new(m),
+            xstore_core::dynamic::DynProgram::new::<Machine>(prog),
+        ))
+    }
     fn verify(&self) -> &dyn xstore_core::verify::Verify {
         &verify::KIT
     }

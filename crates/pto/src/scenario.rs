@@ -76,6 +76,14 @@ pub(crate) fn execute(
     Ok(exec)
 }
 
+/// A scenario's machine and program (`Isa::load`): what `execute` runs,
+/// for the caller to run.
+pub(crate) fn load(sc: &Scenario) -> Result<(Machine, Program), Diagnostic> {
+    let m = parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+    let prog = parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
+    Ok((m, prog.program))
+}
+
 /// Parse `[regs]`, `[[tile]]` and `[[shared]]` into a machine.
 pub(crate) fn parse_state(sc: &Scenario) -> Result<Machine, Diagnostic> {
     let mut m = Machine::new();

@@ -139,6 +139,14 @@ pub(crate) fn program(sc: &Scenario) -> Result<Vec<Line>, Diagnostic> {
     }
 }
 
+/// A scenario's machine and bundles (`Isa::load`): what `execute` runs,
+/// for the caller to run.
+pub(crate) fn load(sc: &Scenario) -> Result<(Machine, Vec<Bundle>), Diagnostic> {
+    let m = machine(sc).map_err(|d| d.in_file(&sc.file))?;
+    let prog = program(sc).map_err(|d| d.in_file(&sc.file))?;
+    Ok((m, prog.iter().map(|l| l.bundle).collect()))
+}
+
 /// Run a scenario's program against `mem` (`Isa::execute`): its bundles on
 /// the machine holding the scenario's registers, through the stepping layer.
 /// A fault's message names its bundle's line in the file.
