@@ -121,6 +121,8 @@ impl EffectsState {
             fault: fx.fault.clone(),
             warnings: fx.warnings.clone(),
             regs: fx.regs.clone(),
+            tiles: Vec::new(),
+            expect_failures: Vec::new(),
             executed: fx.executed,
         };
         let writes = fx
