@@ -6,9 +6,9 @@
 
 use crate::instruction::{Bundle, Inst, Off};
 use crate::tables::encoding::{
-    field, fixed_bits_match, sv2nx8_ip, template_word, FieldRole, BUNDLE_BYTES, FORMAT, IMM4,
+    field, fixed_bits_match, template_word, FieldRole, BUNDLE_BYTES, FORMAT, IMM4,
 };
-use crate::tables::roster::NARROW_SLOTS;
+use crate::tables::roster::{sv2nx8_ip, NARROW_SLOTS};
 use crate::tables::rules;
 use std::fmt;
 use xstore_core::decode::DecodeError;

@@ -304,7 +304,14 @@ fn bundle_table(s: &mut String) {
         (0, 3, -64),
         (0, 3, 448),
     ] {
-        let i = Inst::of_parts(encoding::sv2nx8_ip(), v, 0, a, Off::Imm(imm), 0);
+        let i = Inst::of_parts(
+            crate::tables::roster::sv2nx8_ip(),
+            v,
+            0,
+            a,
+            Off::Imm(imm),
+            0,
+        );
         let b = codec::encode(&i).expect("known");
         let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
         let _ = writeln!(s, "| {i} | {} |", hex.join(" "));

@@ -206,7 +206,7 @@ fn encoding_rows(op: &Op, idx: usize, fields: &mut Vec<ExplainField>) {
             op.fam.prov,
         ));
     }
-    let known = idx == encoding::sv2nx8_ip() as usize;
+    let known = idx == crate::tables::roster::sv2nx8_ip() as usize;
     let enc = if known {
         "the narrow 8-byte bundle is known byte-exactly (docs/q7.md, \"The codec\")".to_string()
     } else {
@@ -435,7 +435,7 @@ pub(crate) fn explain_arg(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
 /// `asm` only where its encoding is public.
 pub(crate) fn no_bits_hint(ex: &Explanation) -> String {
     match roster::lookup(&ex.title) {
-        Some((idx, _)) if idx != encoding::sv2nx8_ip() as usize => format!(
+        Some((idx, _)) if idx != crate::tables::roster::sv2nx8_ip() as usize => format!(
             "the encoding of {} is not public (only IVP_SV2NX8_IP's narrow bundle is), so it \
              has no bits to draw",
             roster::roster()[idx].name

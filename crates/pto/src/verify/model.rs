@@ -4,7 +4,9 @@
 //! reason) or not a bin; and the class names the classifier and the
 //! generator share.
 
-use super::spec::{fault_ways, DIMS, FORMS, PENDING, PLACES, RECTS, STRIDES, VIEWS};
+use super::spec::{
+    fault_cell_why, fault_ways, tload_rule, DIMS, FORMS, PENDING, PLACES, RECTS, STRIDES, VIEWS,
+};
 use crate::tables::{self, Rule, TileLayout, DTYPES, PEMODES, RULES};
 use xstore_core::verify::{Cell, CoverModel, Group, FAULT_PLACES};
 
@@ -96,34 +98,6 @@ pub(crate) fn dtype_fits(layout: TileLayout, d: &tables::DType) -> bool {
     d.bits > 0 && (!layout.is_cube() || (d.cube && tables::cube_cell(layout, d.bits).is_some()))
 }
 
-/// The rules an illegal block can break: every rule of structure and
-/// legality, the decode rule and the memory rules aside.
-pub(crate) fn breakable() -> Vec<Rule> {
-    RULES
-        .iter()
-        .map(|r| r.rule)
-        .filter(|r| !matches!(r, Rule::Decode | Rule::ElementAlignment | Rule::ElementPage))
-        .filter(|r| !tload_rule(*r))
-        .collect()
-}
-
-/// The rules of a block's destination (TLOAD's binding, shape, register and
-/// capacity), and a TSTORE that binds a destination: the generator writes
-/// TSTORE blocks only, so no program breaks these yet and they have no bins.
-fn tload_rule(r: Rule) -> bool {
-    matches!(
-        r,
-        Rule::BindingRole
-            | Rule::DestSizeCode
-            | Rule::DestDims
-            | Rule::DestShape
-            | Rule::SharedShape
-            | Rule::DestRegister
-            | Rule::CoreCapacity
-            | Rule::SharedUpdate
-    )
-}
-
 /// The forms a rule can be broken in.
 pub(crate) fn rule_forms(rule: Rule) -> &'static [&'static str] {
     match rule {
@@ -136,33 +110,6 @@ pub(crate) fn rule_forms(rule: Rule) -> &'static [&'static str] {
         // A CUBE source's data type is part of its descriptor check.
         Rule::SourceDims | Rule::SourceDtype => &["local", "shared"],
         _ => &FORMS,
-    }
-}
-
-/// The fault places some bin of `fault` can reach.
-pub(crate) fn fault_places() -> Vec<&'static str> {
-    FAULT_PLACES
-        .iter()
-        .copied()
-        .filter(|p| {
-            fault_ways()
-                .iter()
-                .any(|(w, _)| fault_cell_why(w, p).is_none())
-        })
-        .collect()
-}
-
-/// Why no program can hit the fault bin of `way` at `place`, when none can.
-pub(crate) fn fault_cell_why(way: &str, place: &str) -> Option<&'static str> {
-    match (way, place) {
-        ("unmapped", "region_start") => {
-            Some("a region's first byte is mapped, so no unmapped byte is one")
-        }
-        ("misaligned", "page_boundary") => Some(
-            "a page boundary (a multiple of 4096) is a multiple of every element size (8 bytes \
-             at most), so no element there is misaligned",
-        ),
-        _ => None,
     }
 }
 

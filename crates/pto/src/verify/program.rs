@@ -4,8 +4,8 @@
 
 use super::block::{block, Want};
 use super::gen::Gen;
-use super::model::{self, MASK_CLASSES};
-use super::spec::FORMS;
+use super::model::MASK_CLASSES;
+use super::spec::{self, FORMS};
 use super::special::{special, Special};
 use crate::exec::Step;
 use crate::tables::{self, RULES};
@@ -158,7 +158,7 @@ fn want_of(bin: &Bin) -> Option<Want<'_>> {
 fn planned<'a>(g: &mut Gen<'a>, plan: &Plan<'_>) -> Option<Special<'a>> {
     if plan.fault.is_some() {
         let way = g.pick("fault")?;
-        let place = g.pick_where("fault_place", |p| model::fault_cell_why(way, p).is_none())?;
+        let place = g.pick_where("fault_place", |p| spec::fault_cell_why(way, p).is_none())?;
         return Some(Special::Fault(way, place, None));
     }
     if plan.illegal.is_some() {

@@ -2,9 +2,9 @@
 //! from the crate's tables where a table holds the choices), the directed
 //! streams, the knobs, and the default memory map.
 
-use super::model;
-use crate::tables::{self, TileLayout, DTYPES, PEMODES};
+use crate::tables::{self, Rule, TileLayout, DTYPES, PEMODES, RULES};
 use xstore_core::isa::RegionDef;
+use xstore_core::verify::FAULT_PLACES;
 use xstore_core::verify::{Axis, Choice, GenSpec, Knob, StreamDef};
 use xstore_core::Access;
 
@@ -118,8 +118,8 @@ fn axes() -> Vec<Axis> {
         .filter(|l| l.is_cube())
         .map(|l| l.key())
         .collect();
-    let rules = model::breakable();
-    let places = model::fault_places();
+    let rules = breakable();
+    let places = fault_places();
     vec![
         axis("form", "the TSTORE form: Local ordinary, Shared, Local CUBE", [("local", 40), ("shared", 30), ("cube", 30)]),
         axis(
@@ -255,5 +255,60 @@ pub(crate) fn gen_spec() -> GenSpec {
         axes: axes(),
         streams: STREAMS.to_vec(),
         knobs: KNOBS.to_vec(),
+    }
+}
+
+/// The rules an illegal block can break: every rule of structure and
+/// legality, the decode rule and the memory rules aside.
+pub(crate) fn breakable() -> Vec<Rule> {
+    RULES
+        .iter()
+        .map(|r| r.rule)
+        .filter(|r| !matches!(r, Rule::Decode | Rule::ElementAlignment | Rule::ElementPage))
+        .filter(|r| !tload_rule(*r))
+        .collect()
+}
+
+/// The rules of a block's destination (TLOAD's binding, shape, register and
+/// capacity), and a TSTORE that binds a destination: the generator writes
+/// TSTORE blocks only, so no program breaks these yet and they have no bins.
+pub(crate) fn tload_rule(r: Rule) -> bool {
+    matches!(
+        r,
+        Rule::BindingRole
+            | Rule::DestSizeCode
+            | Rule::DestDims
+            | Rule::DestShape
+            | Rule::SharedShape
+            | Rule::DestRegister
+            | Rule::CoreCapacity
+            | Rule::SharedUpdate
+    )
+}
+
+/// The fault places some bin of `fault` can reach.
+pub(crate) fn fault_places() -> Vec<&'static str> {
+    FAULT_PLACES
+        .iter()
+        .copied()
+        .filter(|p| {
+            fault_ways()
+                .iter()
+                .any(|(w, _)| fault_cell_why(w, p).is_none())
+        })
+        .collect()
+}
+
+/// Why no program can hit the fault bin of `way` at `place`, when none can.
+pub(crate) fn fault_cell_why(way: &str, place: &str) -> Option<&'static str> {
+    match (way, place) {
+        ("unmapped", "region_start") => {
+            Some("a region's first byte is mapped, so no unmapped byte is one")
+        }
+        ("misaligned", "page_boundary") => Some(
+            "a page boundary (a multiple of 4096) is a multiple of every element size (8 bytes \
+             at most), so no element there is misaligned",
+        ),
+        _ => None,
     }
 }

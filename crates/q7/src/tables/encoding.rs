@@ -3,7 +3,6 @@
 //! bundle whose bytes are public (`IVP_SV2NX8_IP`, the reference page §3.4).
 //! The codec, `explain`, the validator and the docs read them.
 
-use crate::tables::roster;
 use xstore_core::bits::Bits;
 use xstore_core::Provenance;
 
@@ -209,11 +208,6 @@ pub(crate) fn field(role: FieldRole) -> &'static Field {
         .iter()
         .find(|f| f.role == role)
         .expect("every operand role has a field")
-}
-
-/// Index of `IVP_SV2NX8_IP` in the roster.
-pub(crate) fn sv2nx8_ip() -> u16 {
-    roster::find("IVP_SV2NX8_IP").expect("in the roster") as u16
 }
 
 /// Whether an 8-byte bundle is the `IVP_SV2NX8_IP` template with the imm4

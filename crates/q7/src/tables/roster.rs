@@ -1531,6 +1531,11 @@ pub fn find(name: &str) -> Option<usize> {
         .position(|o| o.name.eq_ignore_ascii_case(name))
 }
 
+/// Index of `IVP_SV2NX8_IP`, the one op whose bundle encoding is public.
+pub(crate) fn sv2nx8_ip() -> u16 {
+    find("IVP_SV2NX8_IP").expect("in the roster") as u16
+}
+
 /// The mnemonic or alias that `name` misspells, if one is closest
 /// ([`xstore_core::diag::closest`]).
 pub fn closest_name(name: &str) -> Option<&'static str> {
