@@ -3,8 +3,10 @@
 //!
 //! - [`module_cycles`]: the modules of one crate (the files directly under its
 //!   `src/`, the crate root aside) and the references between them
-//!   (`crate::name`, and `super::name` from a top-level file); a cycle is a
-//!   set of modules that reach each other. ARCHITECTURE.md's rule: none.
+//!   (`crate::name`, and `super::name` from a top-level file), and the same
+//!   inside each folder module (`crate::folder::name`, `super::name` from a
+//!   file directly in the folder); a cycle is a set of modules that reach
+//!   each other. ARCHITECTURE.md's rule: none.
 //! - [`long_functions`]: functions whose body runs over a number of lines
 //!   (rustfmt's layout: a function ends at the first line after its
 //!   signature that closes at the signature's indentation).
@@ -166,15 +168,16 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// The top-level modules of a crate: each `src/<name>.rs` (and
-/// `src/<name>/mod.rs`) but the root, with the text of the file and of the
-/// files below it (`src/<name>/…`).
-pub fn modules(src: &Path) -> std::io::Result<BTreeMap<String, Vec<(PathBuf, String)>>> {
+/// The modules directly inside `dir` (a crate's `src/`, or a folder module's
+/// folder): each `<name>.rs` and each folder `<name>/` (its `mod.rs` and every
+/// file below it), with the text of those files. The crate root (`lib.rs`,
+/// `main.rs`) and a folder's own `mod.rs` are the parent, not a member.
+pub fn modules(dir: &Path) -> std::io::Result<BTreeMap<String, Vec<(PathBuf, String)>>> {
     let mut out: BTreeMap<String, Vec<(PathBuf, String)>> = BTreeMap::new();
     let mut files = Vec::new();
-    collect_rs(src, &mut files)?;
+    collect_rs(dir, &mut files)?;
     for f in files {
-        let rel = f.strip_prefix(src).expect("below src");
+        let rel = f.strip_prefix(dir).expect("below the folder");
         let first = rel
             .components()
             .next()
@@ -183,7 +186,7 @@ pub fn modules(src: &Path) -> std::io::Result<BTreeMap<String, Vec<(PathBuf, Str
             .to_string_lossy()
             .trim_end_matches(".rs")
             .to_string();
-        if rel.components().count() == 1 && (first == "lib" || first == "main") {
+        if rel.components().count() == 1 && matches!(first.as_str(), "lib" | "main" | "mod") {
             continue;
         }
         let text = std::fs::read_to_string(&f)?;
@@ -210,8 +213,17 @@ fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 /// segment after each `crate::` (each member of a `crate::{…}` group), and
 /// after `super::` in a top-level file (`top` true).
 pub fn references(code: &str, top: bool) -> BTreeSet<String> {
+    references_in(code, "", top)
+}
+
+/// [`references`] among the members of the folder module `prefix` (`""` for
+/// the crate's top level, `"verify::"` for `src/verify/`): the first segment
+/// after each `crate::<prefix>`, and after `super::` in a file directly in
+/// that folder (`top` true).
+pub fn references_in(code: &str, prefix: &str, top: bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut heads = vec!["crate::"];
+    let inside = format!("crate::{prefix}");
+    let mut heads = vec![inside.as_str()];
     if top {
         heads.push("super::");
     }
@@ -274,19 +286,39 @@ fn group_heads(group: &str, out: &mut BTreeSet<String>) {
 
 /// The module graph of a crate: module → the other modules it references.
 pub fn module_graph(src: &Path) -> std::io::Result<BTreeMap<String, BTreeSet<String>>> {
-    let mods = modules(src)?;
+    graph_in(src, "")
+}
+
+/// The graph of the members of the folder `dir`, the module `prefix`.
+fn graph_in(dir: &Path, prefix: &str) -> std::io::Result<BTreeMap<String, BTreeSet<String>>> {
+    let mods = modules(dir)?;
     let names: BTreeSet<String> = mods.keys().cloned().collect();
     let mut graph = BTreeMap::new();
     for (name, files) in &mods {
         let mut refs = BTreeSet::new();
         for (path, text) in files {
-            let top = path.parent() == Some(src);
-            refs.extend(references(&code_of(text), top));
+            let top = path.parent() == Some(dir);
+            refs.extend(references_in(&code_of(text), prefix, top));
         }
         refs.retain(|r| r != name && names.contains(r));
         graph.insert(name.clone(), refs);
     }
     Ok(graph)
+}
+
+/// Every folder module below `dir` (the module `prefix`), with its module path.
+fn folders(dir: &Path, prefix: &str, out: &mut Vec<(PathBuf, String)>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if p.is_dir() {
+            let name = format!("{prefix}{}::", e.file_name().to_string_lossy());
+            out.push((p.clone(), name.clone()));
+            folders(&p, &name, out)?;
+        }
+    }
+    Ok(())
 }
 
 /// The cycles of a graph: its strongly connected components of more than
@@ -325,9 +357,19 @@ pub fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     out
 }
 
-/// The cycles among a crate's modules.
+/// The cycles among a crate's modules: among its top-level modules, and
+/// among the members of each folder module (named by their paths, e.g.
+/// `verify::model`).
 pub fn module_cycles(src: &Path) -> std::io::Result<Vec<Vec<String>>> {
-    Ok(cycles(&module_graph(src)?))
+    let mut out = cycles(&module_graph(src)?);
+    let mut dirs = Vec::new();
+    folders(src, "", &mut dirs)?;
+    for (dir, prefix) in dirs {
+        for c in cycles(&graph_in(&dir, &prefix)?) {
+            out.push(c.into_iter().map(|m| format!("{prefix}{m}")).collect());
+        }
+    }
+    Ok(out)
 }
 
 /// A function longer than the limit: where it starts, its name and its
@@ -479,6 +521,22 @@ mod tests {
             cycles(&g(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])),
             [["a", "b", "c"]]
         );
+    }
+
+    #[test]
+    fn a_cycle_inside_a_folder_module_is_found() {
+        let src = std::env::temp_dir().join(format!("xstore-structure-{}", std::process::id()));
+        let f = src.join("f");
+        std::fs::create_dir_all(&f).unwrap();
+        std::fs::write(src.join("lib.rs"), "mod f;\nmod g;\n").unwrap();
+        std::fs::write(src.join("g.rs"), "use crate::f::a::X;\n").unwrap();
+        std::fs::write(f.join("mod.rs"), "mod a;\nmod b;\nmod c;\n").unwrap();
+        std::fs::write(f.join("a.rs"), "use super::b::Y;\npub struct X;\n").unwrap();
+        std::fs::write(f.join("b.rs"), "use crate::f::a::X;\npub struct Y;\n").unwrap();
+        std::fs::write(f.join("c.rs"), "use super::a::X;\n").unwrap();
+        let found = module_cycles(&src).unwrap();
+        std::fs::remove_dir_all(&src).unwrap();
+        assert_eq!(found, [["f::a", "f::b"]]);
     }
 
     #[test]
