@@ -122,3 +122,62 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// The generator's directed streams and knobs, as two Markdown tables (the
+/// generated verification-kit section of each ISA's docs).
+pub fn streams_and_knobs(s: &mut String, spec: &xstore_core::verify::GenSpec) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "\n| stream | weight | emits |\n|---|---|---|");
+    for st in &spec.streams {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            st.name,
+            st.weight,
+            cell(st.meaning)
+        );
+    }
+    let _ = writeln!(s, "\n| knob | default | range | sets |\n|---|---|---|---|");
+    for k in &spec.knobs {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {}..={} | {} |",
+            k.name,
+            k.default,
+            k.min,
+            k.max,
+            cell(k.meaning)
+        );
+    }
+}
+
+/// A coverage model's groups (bins, reachable, meaning, source) and its
+/// unreachable bins with their reasons, as Markdown tables.
+pub fn cover_groups(s: &mut String, model: &xstore_core::verify::CoverModel) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        s,
+        "\n{} bins, {} reachable.\n\n| group | bins | reachable | meaning | source |\n|---|---|---|---|---|",
+        model.bins.len(),
+        model.reachable()
+    );
+    for g in &model.groups {
+        let bins: Vec<_> = model.bins.iter().filter(|b| b.group == g.name).collect();
+        let reach = bins.iter().filter(|b| b.unreachable.is_none()).count();
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} |",
+            g.name,
+            bins.len(),
+            reach,
+            cell(g.meaning),
+            cell(g.source)
+        );
+    }
+    let _ = writeln!(s, "\nUnreachable bins:\n\n| bin | reason |\n|---|---|");
+    for b in &model.bins {
+        if let Some(r) = &b.unreachable {
+            let _ = writeln!(s, "| `{}` | {} |", b.name, cell(r));
+        }
+    }
+}

@@ -2,7 +2,6 @@
 //! axes, streams and knobs, the default map, and the coverage groups with
 //! their sources and unreachable bins.
 
-use super::model::GROUPS;
 use super::spec::GEN_MEMORY;
 use super::Kit;
 use std::fmt::Write;
@@ -49,7 +48,7 @@ pub(crate) fn section() -> String {
         );
     }
     axes(&mut s, spec);
-    groups(&mut s);
+    xstore_devkit::docgen::cover_groups(&mut s, Kit.cover_model());
     s
 }
 
@@ -72,49 +71,5 @@ fn axes(s: &mut String, spec: &GenSpec) {
             c.join(", ")
         );
     }
-    let _ = writeln!(s, "\n| stream | weight | emits |\n|---|---|---|");
-    for st in &spec.streams {
-        let _ = writeln!(s, "| `{}` | {} | {} |", st.name, st.weight, esc(st.meaning));
-    }
-    let _ = writeln!(s, "\n| knob | default | range | sets |\n|---|---|---|---|");
-    for k in &spec.knobs {
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {}..={} | {} |",
-            k.name,
-            k.default,
-            k.min,
-            k.max,
-            esc(k.meaning)
-        );
-    }
-}
-
-fn groups(s: &mut String) {
-    let model = Kit.cover_model();
-    let _ = writeln!(
-        s,
-        "\n{} bins, {} reachable.\n\n| group | bins | reachable | meaning | source |\n|---|---|---|---|---|",
-        model.bins.len(),
-        model.reachable()
-    );
-    for g in &GROUPS {
-        let bins: Vec<_> = model.bins.iter().filter(|b| b.group == g.name).collect();
-        let reach = bins.iter().filter(|b| b.unreachable.is_none()).count();
-        let _ = writeln!(
-            s,
-            "| `{}` | {} | {} | {} | {} |",
-            g.name,
-            bins.len(),
-            reach,
-            esc(g.meaning),
-            esc(g.source)
-        );
-    }
-    let _ = writeln!(s, "\nUnreachable bins:\n\n| bin | reason |\n|---|---|");
-    for b in &model.bins {
-        if let Some(r) = &b.unreachable {
-            let _ = writeln!(s, "| `{}` | {} |", b.name, esc(r));
-        }
-    }
+    xstore_devkit::docgen::streams_and_knobs(s, spec);
 }
