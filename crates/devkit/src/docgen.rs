@@ -73,56 +73,6 @@ pub fn check_generated(path: &Path, want: &str) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use xstore_core::Access;
-    use xstore_core::Provenance;
-
-    #[test]
-    fn profiles_render_with_inclusive_ends_and_the_default_marked() {
-        static P: &[ProfileDef] = &[
-            ProfileDef {
-                name: "a",
-                description: "x | y",
-                regions: &[RegionDef {
-                    name: "top",
-                    base: u64::MAX - 0xfff,
-                    size: 0x1000,
-                    access: Access::ReadOnly,
-                }],
-                provenance: Provenance::Assumed,
-            },
-            ProfileDef {
-                name: "b",
-                description: "z",
-                regions: &[],
-                provenance: Provenance::Vendor,
-            },
-        ];
-        let t = profiles_table(P);
-        assert!(t.contains("| `a` (default) | `top` [0xfffffffffffff000, 0xffffffffffffffff] r | x \\| y | assumed |"), "{t}");
-        assert!(t.contains("| `b` |  | z | vendor |"), "{t}");
-    }
-
-    #[test]
-    fn check_generated_finds_markers_and_differences() {
-        let dir = std::env::temp_dir().join(format!("xstore-docgen-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("doc.md");
-        std::fs::write(&p, format!("intro\n{START}old\n{END}\nend\n")).unwrap();
-        assert!(check_generated(&p, "old\n").is_ok());
-        let e = check_generated(&p, "new\n").unwrap_err();
-        assert!(e.contains("XSTORE_BLESS=1"), "{e}");
-        std::fs::write(&p, "no markers").unwrap();
-        assert!(check_generated(&p, "x").unwrap_err().contains("marker"));
-        assert!(check_generated(&dir.join("missing.md"), "x")
-            .unwrap_err()
-            .contains("cannot read"));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
 /// The generator's directed streams and knobs, as two Markdown tables (the
 /// generated verification-kit section of each ISA's docs).
 pub fn streams_and_knobs(s: &mut String, spec: &xstore_core::verify::GenSpec) {
@@ -179,5 +129,55 @@ pub fn cover_groups(s: &mut String, model: &xstore_core::verify::CoverModel) {
         if let Some(r) = &b.unreachable {
             let _ = writeln!(s, "| `{}` | {} |", b.name, cell(r));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xstore_core::Access;
+    use xstore_core::Provenance;
+
+    #[test]
+    fn profiles_render_with_inclusive_ends_and_the_default_marked() {
+        static P: &[ProfileDef] = &[
+            ProfileDef {
+                name: "a",
+                description: "x | y",
+                regions: &[RegionDef {
+                    name: "top",
+                    base: u64::MAX - 0xfff,
+                    size: 0x1000,
+                    access: Access::ReadOnly,
+                }],
+                provenance: Provenance::Assumed,
+            },
+            ProfileDef {
+                name: "b",
+                description: "z",
+                regions: &[],
+                provenance: Provenance::Vendor,
+            },
+        ];
+        let t = profiles_table(P);
+        assert!(t.contains("| `a` (default) | `top` [0xfffffffffffff000, 0xffffffffffffffff] r | x \\| y | assumed |"), "{t}");
+        assert!(t.contains("| `b` |  | z | vendor |"), "{t}");
+    }
+
+    #[test]
+    fn check_generated_finds_markers_and_differences() {
+        let dir = std::env::temp_dir().join(format!("xstore-docgen-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("doc.md");
+        std::fs::write(&p, format!("intro\n{START}old\n{END}\nend\n")).unwrap();
+        assert!(check_generated(&p, "old\n").is_ok());
+        let e = check_generated(&p, "new\n").unwrap_err();
+        assert!(e.contains("XSTORE_BLESS=1"), "{e}");
+        std::fs::write(&p, "no markers").unwrap();
+        assert!(check_generated(&p, "x").unwrap_err().contains("marker"));
+        assert!(check_generated(&dir.join("missing.md"), "x")
+            .unwrap_err()
+            .contains("cannot read"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
