@@ -88,13 +88,24 @@ def test_check_reports_invalid_blocks_and_bundles_by_index() -> None:
         q7.check(store + bytes(8))  # format marker 0: no known length
 
 
-def test_pto_no_op_and_unsupported_blocks() -> None:
+def test_pto_no_op_tload_and_a_tload_binding_a_source() -> None:
     m = pto.Machine()
     fx = m.execute("BSTART.TSTORE U8; B.IOT T#1, mask=0000, last; BSTOP")
     assert (fx.outcome, fx.executed, fx.warnings) == ("ok", 1, ["PE mask 0000, no effect"])
-    with pytest.raises(xstore.InputError) as ei:
+    # A TLOAD binds a destination: a source B.IOT in one breaks binding_role.
+    with pytest.raises(xstore.Fault) as ei:
         m.execute("BSTART.TLOAD U8; B.IOT T#1, mask=1000, last; BSTOP")
-    assert ei.value.kind == "unsupported" and "TSTORE only" in ei.value.message
+    assert ei.value.kind == "TileLegality" and "[binding_role]" in str(ei.value)
+    # PE0 loads a 2 x 4 U8 tile into T#1 and stores it back densely elsewhere.
+    m.memory.write(0x100, bytes(range(1, 9)))
+    for name, v in (("pe0.a0", 0x100), ("pe0.a1", 4), ("pe0.a2", 0x400), ("pe0.a3", 4)):
+        m.set_reg(name, v)
+    fx = m.execute(
+        "BSTART.TLOAD U8; C.B.DIMI 4, ->LB0; C.B.DIMI 2, ->LB1; B.IOR a0, a1; "
+        "B.IOT mask=1000, last, ->T<1>; BSTOP; "
+        "BSTART.TSTORE U8; B.IOR a2, a3; B.IOT T#1, mask=1000, last; BSTOP"
+    )
+    assert (fx.outcome, fx.executed, fx.writes) == ("ok", 2, [(0x400, bytes(range(1, 9)))])
 
 
 def test_neuron_machine_profile_regs_and_shared_memory() -> None:
