@@ -158,6 +158,19 @@ where
 /// that loaded it.
 pub struct DynProgram(Box<dyn ProgramObject>);
 
+/// A scenario's machine and program behind pointers, as
+/// [`crate::isa::Isa::load`] returns them.
+pub type Loaded = (Box<dyn MachineObject>, DynProgram);
+
+/// `machine` and its program `owned` as [`Loaded`].
+pub fn loaded<S>(machine: S, owned: S::Owned) -> Loaded
+where
+    S: Load + Registers + Send + 'static,
+    S::Owned: Send + Sync + 'static,
+{
+    (Box::new(machine), DynProgram::new::<S>(owned))
+}
+
 impl DynProgram {
     /// The program `owned` of machine type `S`.
     pub fn new<S>(owned: S::Owned) -> DynProgram

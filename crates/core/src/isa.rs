@@ -2,7 +2,7 @@
 //! of `run`, `demo` and the scenario tests share.
 
 use crate::diag::Diagnostic;
-use crate::dynamic::{DynProgram, MachineObject};
+use crate::dynamic::MachineObject;
 use crate::mem::{Memory, MemoryMap};
 use crate::report::BenchResult;
 use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
@@ -212,7 +212,7 @@ pub trait Isa: Sync {
     /// A scenario's machine in its initial state (its `[regs]` and whatever
     /// state the ISA's own keys set up) and its program, ready for
     /// [`MachineObject::run`] against the memory of [`build_memory`].
-    fn load(&self, sc: &Scenario) -> Result<(Box<dyn MachineObject>, DynProgram), Diagnostic>;
+    fn load(&self, sc: &Scenario) -> Result<crate::dynamic::Loaded, Diagnostic>;
 }
 
 impl dyn Isa + '_ {

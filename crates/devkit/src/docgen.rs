@@ -73,6 +73,22 @@ pub fn check_generated(path: &Path, want: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Memory regions as a Markdown table: name, inclusive range, access.
+pub fn regions_table(s: &mut String, regions: &[RegionDef]) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "| region | range | access |\n|---|---|---|");
+    for r in regions {
+        let _ = writeln!(
+            s,
+            "| `{}` | [{:#x}, {:#x}] | {} |",
+            r.name,
+            r.base,
+            r.base + (r.size - 1),
+            r.access.as_str()
+        );
+    }
+}
+
 /// The generator's directed streams and knobs, as two Markdown tables (the
 /// generated verification-kit section of each ISA's docs).
 pub fn streams_and_knobs(s: &mut String, spec: &xstore_core::verify::GenSpec) {

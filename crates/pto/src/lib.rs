@@ -166,21 +166,9 @@ impl Isa for Model {
     fn machine(&self) -> Box<dyn xstore_core::dynamic::MachineObject> {
         Box::new(Machine::default())
     }
-    fn load(
-        &self,
-        sc: &Scenario,
-    ) -> Result<
-        (
-            Box<dyn xstore_core::dynamic::MachineObject>,
-            xstore_core::dynamic::DynProgram,
-        ),
-        Diagnostic,
-    > {
+    fn load(&self, sc: &Scenario) -> Result<xstore_core::dynamic::Loaded, Diagnostic> {
         let (m, prog) = scenario::load(sc)?;
-        Ok((
-            Box::new(m),
-            xstore_core::dynamic::DynProgram::new::<Machine>(prog),
-        ))
+        Ok(xstore_core::dynamic::loaded(m, prog))
     }
     fn verify(&self) -> &dyn xstore_core::verify::Verify {
         &verify::KIT

@@ -36,17 +36,7 @@ pub(crate) fn section() -> String {
          generator's map holds read-only regions and gaps that make every fault place \
          reachable):\n"
     );
-    let _ = writeln!(s, "| region | range | access |\n|---|---|---|");
-    for r in &GEN_MEMORY {
-        let _ = writeln!(
-            s,
-            "| `{}` | [{:#x}, {:#x}] | {} |",
-            r.name,
-            r.base,
-            r.base + (r.size - 1),
-            r.access.as_str()
-        );
-    }
+    xstore_devkit::docgen::regions_table(&mut s, &GEN_MEMORY);
     axes(&mut s, spec);
     xstore_devkit::docgen::cover_groups(&mut s, Kit.cover_model());
     s
