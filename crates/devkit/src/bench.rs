@@ -10,19 +10,37 @@ use xstore_core::space::AddressSpace;
 use xstore_core::{NoTrace, Transaction};
 
 /// Time `work` (which performs `units` units of work per call) and return units
-/// per second, the best of `rounds` rounds of at least `min` each.
+/// per second: the best sample of `rounds` rounds of at least `min` each. A
+/// sample is a batch of calls lasting about `min / 40` (the batch is sized
+/// once, by doubling), so a round holds tens of samples and the best of them
+/// is one the host's other work did not interrupt: on a loaded machine a
+/// whole round seldom runs undisturbed, a short sample often does. The clock
+/// is read once per sample, not once per call.
 pub fn throughput(units: f64, rounds: usize, min: Duration, mut work: impl FnMut()) -> f64 {
     work(); // warm-up
+    let sample = min / 40;
+    let mut batch = 1u64;
+    loop {
+        let t = Instant::now();
+        for _ in 0..batch {
+            work();
+        }
+        if t.elapsed() >= sample || batch >= 1 << 30 {
+            break;
+        }
+        batch *= 2;
+    }
     let mut best = 0.0f64;
     for _ in 0..rounds {
         let start = Instant::now();
-        let mut calls = 0u64;
         while start.elapsed() < min {
-            work();
-            calls += 1;
+            let t = Instant::now();
+            for _ in 0..batch {
+                work();
+            }
+            let rate = units * batch as f64 / t.elapsed().as_secs_f64();
+            best = best.max(rate);
         }
-        let rate = units * calls as f64 / start.elapsed().as_secs_f64();
-        best = best.max(rate);
     }
     best
 }

@@ -564,7 +564,8 @@ fn classify(t: &str) -> Option<Class> {
 
 /// Operand `idx` of `op`, which must be `want`: its value.
 fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, Diagnostic> {
-    let wanted = match want.file() {
+    // Described only for an error: a well-formed operand costs no text.
+    let wanted = || match want.file() {
         Some(f) => f.describe(),
         None => "an immediate".to_string(),
     };
@@ -574,7 +575,7 @@ fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, 
             format!("operand {} of {} is {what} `{}`", idx + 1, op.name, t.text),
         )
         .at(ln, t.col)
-        .expected(wanted.clone())
+        .expected(wanted())
     };
     match (classify(t.text), want.file()) {
         (None, _) => Err(bad_class("the unknown register or operand".into())),
@@ -584,7 +585,7 @@ fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, 
             false => Err(
                 Diagnostic::range(format!("register `{}` does not exist", t.text))
                     .at(ln, t.col)
-                    .expected(wanted.clone()),
+                    .expected(wanted()),
             ),
         },
         (Some(Class::Imm(_)), Some(_)) => Err(bad_class("the immediate".into())),

@@ -1524,11 +1524,37 @@ pub(crate) fn zalign() -> usize {
     })
 }
 
-/// Index of a machine mnemonic (case-insensitive).
+/// Index of a machine mnemonic (case-insensitive): a binary search of the
+/// roster's names in upper-case order.
 pub fn find(name: &str) -> Option<usize> {
-    roster()
-        .iter()
-        .position(|o| o.name.eq_ignore_ascii_case(name))
+    let sorted = by_name();
+    sorted
+        .binary_search_by(|&i| cmp_upper(&roster()[i as usize].name, name))
+        .ok()
+        .map(|p| sorted[p] as usize)
+}
+
+/// `a` against `b`, ignoring ASCII case.
+fn cmp_upper(a: &str, b: &str) -> std::cmp::Ordering {
+    let up = |c: u8| c.to_ascii_uppercase();
+    a.bytes().map(up).cmp(b.bytes().map(up))
+}
+
+/// The roster's indices in the upper-case order of their names (which are
+/// distinct ignoring case).
+fn by_name() -> &'static [u16] {
+    static S: OnceLock<Vec<u16>> = OnceLock::new();
+    S.get_or_init(|| {
+        let mut v: Vec<u16> = (0..roster().len() as u16).collect();
+        let name = |i: u16| roster()[i as usize].name.as_str();
+        v.sort_by(|&a, &b| cmp_upper(name(a), name(b)));
+        assert!(
+            v.windows(2)
+                .all(|w| cmp_upper(name(w[0]), name(w[1])).is_ne()),
+            "mnemonics are distinct ignoring case"
+        );
+        v
+    })
 }
 
 /// Index of `IVP_SV2NX8_IP`, the one op whose bundle encoding is public.
@@ -1765,6 +1791,24 @@ pub static ALIASES: &[Alias] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_agrees_with_a_scan_of_the_roster_in_any_case() {
+        let scan = |q: &str| roster().iter().position(|o| o.name.eq_ignore_ascii_case(q));
+        for (i, op) in roster().iter().enumerate() {
+            let n = op.name.as_str();
+            assert_eq!(find(n), Some(i), "{n}");
+            for q in [
+                n.to_ascii_lowercase(),
+                format!("{n}X"),
+                n[..n.len() - 1].to_string(),
+                n.replace('_', "-"),
+            ] {
+                assert_eq!(find(&q), scan(&q), "{q}");
+            }
+        }
+        assert_eq!(find(""), None);
+    }
 
     #[test]
     fn the_tables_are_consistent() {
