@@ -83,6 +83,27 @@ XSTORE_LIB_DIR="$lib" XSTORE_TEST_OUT="$out/capi" bash crates/capi/tests/run.sh 
   || { cat "$out/capi.log"; die "the C tests failed"; }
 tail -1 "$out/capi.log"
 
+# The benches run for seconds: their C++ is compiled unoptimised, which builds faster.
+fast_cc="OPT_GLOBAL=-O0 OPT_FAST=-O0 OPT_SLOW=-O0"
+
+# The text block docs/cosim.md shows after `<!-- output: $1 -->`.
+doc_output() {
+  awk -v m="<!-- output: $1 -->" '$0 == m { on = 1; next } on && /^```/ { if (in_block) exit; in_block = 1; next } in_block { print }' \
+    "$root/docs/cosim.md"
+}
+
+# --- the DPI-C example of docs/cosim.md ----------------------------------------
+say "the DPI-C example of docs/cosim.md (examples/cosim/dpi/example.sv)"
+rm -rf "$out/dpi-example"
+verilator --binary -j 2 -O1 --Mdir "$out/dpi-example" --top-module example \
+  "$root/crates/capi/sv/xstore_pkg.sv" "$here/dpi/example.sv" \
+  -LDFLAGS "$lib/libxstore.a -lpthread -ldl -lm" -MAKEFLAGS "$fast_cc" >"$out/dpi-example.build.log" 2>&1 \
+  || { cat "$out/dpi-example.build.log"; die "verilator could not build the DPI-C example"; }
+"$out/dpi-example/Vexample" | grep -v ': Verilog \$finish$' >"$out/dpi-example.out"
+doc_output examples/cosim/dpi/example.sv >"$out/dpi-example.doc"
+[ -s "$out/dpi-example.doc" ] || die "docs/cosim.md shows no output of examples/cosim/dpi/example.sv"
+diff -u "$out/dpi-example.doc" "$out/dpi-example.out" || die "the DPI-C example prints other than docs/cosim.md shows"
+
 # --- the campaign -------------------------------------------------------------
 bugs=($(grep -o '`ifdef BUG_[A-Z0-9_]*' "$here/rtl/neuron_store.sv" | sed 's/`ifdef //' | sort -u))
 [ "${#bugs[@]}" -gt 0 ] || die "no injected bug found in rtl/neuron_store.sv"
@@ -102,7 +123,7 @@ dpi_run() {  # variant (or "correct") -> the bench's output in $out/dpi/<variant
   verilator --binary --timing -j 2 -O1 -Wno-fatal -Wno-lint -Wno-style --Mdir "$dir" \
     --top-module tb_dpi "${defs[@]}" \
     "$root/crates/capi/sv/xstore_pkg.sv" "$here/rtl/neuron_store.sv" "$here/dpi/tb_dpi.sv" \
-    -LDFLAGS "$lib/libxstore.a -lpthread -ldl -lm" >"$dir.build.log" 2>&1 \
+    -LDFLAGS "$lib/libxstore.a -lpthread -ldl -lm" -MAKEFLAGS "$fast_cc" >"$dir.build.log" 2>&1 \
     || { cat "$dir.build.log"; die "verilator could not build the $v bench"; }
   local args=(+list="$out/campaign.list")
   [ "$v" = correct ] || args+=(+stop_at_first)
@@ -156,6 +177,13 @@ PY
 say "cocotb bench: coverage: $co_hit of $co_reach reachable bins hit; $(secs "$t3" "$t4") s (builds and runs)"
 { [ "$co_f" = 0 ] && [ "$co_caught" = "${#bugs[@]}" ] && [ "$co_n" = "$cocotb_count" ]; } || status=1
 
-echo "dpi: $dpi_n programs, $dpi_m writes checked, $dpi_f false mismatches, $dpi_caught/${#bugs[@]} injected bugs caught"
-echo "cocotb: $co_n programs, $co_m writes checked, $co_f false mismatches, $co_caught/${#bugs[@]} injected bugs caught"
+summary="dpi: $dpi_n programs, $dpi_m writes checked, $dpi_f false mismatches, $dpi_caught/${#bugs[@]} injected bugs caught
+cocotb: $co_n programs, $co_m writes checked, $co_f false mismatches, $co_caught/${#bugs[@]} injected bugs caught"
+# With the default campaign, the lines are those docs/cosim.md shows.
+if [ "$seed/$count/$cocotb_count" = 1/1000/500 ] && [ "$summary" != "$(doc_output examples/cosim/run.sh)" ]; then
+  say "the summary differs from the one docs/cosim.md shows:"
+  doc_output examples/cosim/run.sh
+  status=1
+fi
+echo "$summary"
 exit "$status"

@@ -12,7 +12,10 @@ the class, the expected and actual bytes, the instruction's fields.
 Environment (set by test_cocotb_bench.py through cocotb's runner):
 XSTORE_COSIM_SEED, XSTORE_COSIM_COUNT, XSTORE_COSIM_CONFIG (the generator's
 configuration), XSTORE_COSIM_STOP_AT_FIRST (1: stop at the first mismatching
-program), XSTORE_COSIM_SUMMARY (where the JSON summary goes).
+program), XSTORE_COSIM_SUMMARY (where the JSON summary goes),
+XSTORE_COSIM_TRACES (a folder: each program's writes as the engine made them,
+one trace file `<name>.jsonl` per program in the format of `xstore run
+--trace`, for `xstore compare` offline).
 """
 
 from __future__ import annotations
@@ -121,17 +124,21 @@ async def campaign(dut: Any) -> None:
     await bench.reset()
     started = time.monotonic()
     scenarios = list(xstore.gen("neuron", seed, count, config=config))
+    traces = os.environ.get("XSTORE_COSIM_TRACES")
     summary: Dict[str, Any] = {"programs": 0, "writes": 0, "units": 0, "mismatches": 0,
                                "first": None}
     for sc in scenarios:
         sim = xstore.Cosim(sc)
         await bench.load_registers(scenario_registers(sc.text))
         summary["programs"] += 1
+        records: List[Dict[str, Any]] = []
         while (unit := sim.step()) is not None:
             assert unit.status == "done", f"{sc.name}: not a program of the engine's subset"
             writes = await bench.issue(bytes.fromhex(unit.hex))
             summary["writes"] += bench.beats
             summary["units"] += 1
+            records.append({"version": 1, "index": unit.index, "status": "done",
+                            "writes": [{"addr": a, "hex": b.hex()} for a, b in writes]})
             try:
                 sim.check(writes)
             except xstore.Mismatch as m:
@@ -141,6 +148,9 @@ async def campaign(dut: Any) -> None:
                                         "report": str(m)}
                     dut._log.error("MISMATCH in %s\n%s", sc.name, m)
                 break
+        if traces:
+            with open(os.path.join(traces, sc.name + ".jsonl"), "w") as f:
+                f.writelines(json.dumps(r) + "\n" for r in records)
         if stop_at_first and summary["mismatches"]:
             break
     cov = xstore.coverage(scenarios[:summary["programs"]])

@@ -53,6 +53,9 @@ def simulate(bug: Optional[str]) -> Dict[str, Any]:
 
     build = OUT / (bug or "correct")
     summary = build / "summary.json"
+    traces = build / "traces"
+    shutil.rmtree(traces, ignore_errors=True)
+    traces.mkdir(parents=True)
     if summary.exists():
         summary.unlink()
     runner = get_runner("icarus")
@@ -66,6 +69,7 @@ def simulate(bug: Optional[str]) -> Dict[str, Any]:
         "XSTORE_COSIM_CONFIG": str(CONFIG),
         "XSTORE_COSIM_SUMMARY": str(summary),
         "XSTORE_COSIM_STOP_AT_FIRST": "1" if bug else "0",
+        "XSTORE_COSIM_TRACES": str(traces),
     }
     failed = False
     try:
@@ -91,6 +95,13 @@ def test_the_correct_engine_passes_every_program() -> None:
     assert r["programs"] == int(COUNT)
     assert r["writes"] > r["programs"] and r["units"] >= r["programs"]
     assert 0 < r["coverage"]["hit"] <= r["coverage"]["reachable"]
+    # The engine's traces, compared offline as `xstore compare` does, match too.
+    import xstore
+
+    scenarios = list(xstore.gen("neuron", int(SEED), int(COUNT), config=str(CONFIG)))
+    for sc in scenarios:
+        m = xstore.compare(sc, OUT / "correct" / "traces" / f"{sc.name}.jsonl")
+        assert m.units >= 1
 
 
 @pytest.mark.parametrize("bug", BUGS)
@@ -104,3 +115,11 @@ def test_each_injected_bug_is_caught(bug: str) -> None:
     assert report.startswith(f"divergence at unit {first['unit']} ({first['class']}): "), report
     assert "expected" in report and "actual" in report, report
     assert "the unit's fields:" in report and "header.opcode" in report, report
+    # Offline, the mismatching program's trace diverges at the same unit.
+    import xstore
+
+    [sc] = [s for s in xstore.gen("neuron", int(SEED), int(COUNT), config=str(CONFIG))
+            if s.name == first["program"]]
+    with pytest.raises(xstore.Mismatch) as e:
+        xstore.compare(sc, OUT / bug / "traces" / f"{sc.name}.jsonl")
+    assert (e.value.unit, e.value.class_) == (first["unit"], first["class"])

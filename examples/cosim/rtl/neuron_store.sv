@@ -104,7 +104,8 @@ module neuron_store (
   /* verilator lint_on UNUSEDSIGNAL */
   assign slot = data[8*k +: 8];
 `ifdef BUG_U64_PAIR_SWAP
-  assign regval = {rf[slot[5:0]], rf[slot[5:0] + 6'd1]};
+  assign regval = lg == 2'd3 ? {rf[slot[5:0]], rf[slot[5:0] + 6'd1]}
+                             : {rf[slot[5:0] + 6'd1], rf[slot[5:0]]};
 `else
   assign regval = {rf[slot[5:0] + 6'd1], rf[slot[5:0]]};
 `endif
