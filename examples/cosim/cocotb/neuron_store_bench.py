@@ -41,9 +41,16 @@ def scenario_registers(text: str) -> List[int]:
     return [int(regs.get(f"r{i}", 0)) for i in range(REGISTERS)]
 
 
-def beat_writes(addr: int, data: int, be: int) -> List[Tuple[int, bytes]]:
-    """One cycle's byte-enabled write as its runs of enabled bytes."""
-    lanes = data.to_bytes(8, "little")
+def beat_writes(addr: int, data: str, be: int) -> List[Tuple[int, bytes]]:
+    """One cycle's byte-enabled write as its runs of enabled bytes. `data` is
+    the bus as the simulator shows it, most significant bit first: a lane
+    whose byte enable is low may hold X or Z, an enabled one may not."""
+    lanes = bytearray(8)
+    for j in range(8):
+        if be >> j & 1:
+            bits = data[len(data) - 8 * (j + 1):len(data) - 8 * j]
+            assert set(bits) <= {"0", "1"}, f"wr_data lane {j} is enabled but holds {bits}"
+            lanes[j] = int(bits, 2)
     out: List[Tuple[int, bytes]] = []
     j = 0
     while j < 8:
@@ -51,7 +58,7 @@ def beat_writes(addr: int, data: int, be: int) -> List[Tuple[int, bytes]]:
             n = 0
             while j + n < 8 and be >> (j + n) & 1:
                 n += 1
-            out.append((addr + j, lanes[j:j + n]))
+            out.append((addr + j, bytes(lanes[j:j + n])))
             j += n
         else:
             j += 1
@@ -104,7 +111,7 @@ class Bench:
             self.cycles += 1
             if int(d.wr_valid.value):
                 beats += 1
-                writes += beat_writes(int(d.wr_addr.value), int(d.wr_data.value),
+                writes += beat_writes(int(d.wr_addr.value), str(d.wr_data.value),
                                       int(d.wr_be.value))
             if int(d.inst_ready.value):
                 self.beats = beats

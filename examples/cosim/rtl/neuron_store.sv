@@ -102,12 +102,13 @@ module neuron_store (
   /* verilator lint_off UNUSEDSIGNAL */  // the low 64 bits hold element k
   logic [255:0] immval;
   /* verilator lint_on UNUSEDSIGNAL */
+  logic [5:0]  hi;         // the register after the slot's: a u64's high half
   assign slot = data[8*k +: 8];
+  assign hi = slot[5:0] + 6'd1;
 `ifdef BUG_U64_PAIR_SWAP
-  assign regval = lg == 2'd3 ? {rf[slot[5:0]], rf[slot[5:0] + 6'd1]}
-                             : {rf[slot[5:0] + 6'd1], rf[slot[5:0]]};
+  assign regval = lg == 2'd3 ? {rf[slot[5:0]], rf[hi]} : {rf[hi], rf[slot[5:0]]};
 `else
-  assign regval = {rf[slot[5:0] + 6'd1], rf[slot[5:0]]};
+  assign regval = {rf[hi], rf[slot[5:0]]};
 `endif
   assign immval = data >> ({3'd0, k} << ({1'b0, lg} + 3'd3));
   assign value = imm ? immval[63:0] : regval;
