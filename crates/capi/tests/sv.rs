@@ -42,32 +42,28 @@ fn decl(text: &str) -> Option<Decl> {
 
 fn header_calls() -> BTreeMap<String, Decl> {
     let h = read("include/xstore.h");
-    let body = &h[h.find("extern \"C\" {").expect("the calls")..];
-    body.split(';')
-        .filter_map(|chunk| {
-            let code: String = chunk
-                .lines()
-                .filter(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with('#'))
-                .collect::<Vec<_>>()
-                .join(" ");
-            decl(&code)
-        })
+    let open = "extern \"C\" {";
+    let body = &h[h.find(open).expect("the calls") + open.len()..];
+    let code: String = body
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    code.split(';')
+        .filter_map(decl)
         .map(|d| (d.1.clone(), d))
         .collect()
 }
 
 fn package_imports() -> Vec<Decl> {
     let p = read("sv/xstore_pkg.sv");
-    p.split(';')
-        .filter_map(|chunk| {
-            let code: String = chunk
-                .lines()
-                .map(|l| l.split("//").next().unwrap_or(""))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let rest = code.split("import \"DPI-C\" function ").nth(1)?;
-            decl(rest)
-        })
+    let code: String = p
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ");
+    code.split(';')
+        .filter_map(|chunk| decl(chunk.split("import \"DPI-C\" function ").nth(1)?))
         .collect()
 }
 
