@@ -4,8 +4,9 @@
  * Objects are opaque handles: an ISA of the registry (xstore_isa), a memory
  * (xstore_memory: regions, an ISA's profile, or the embedder's callbacks), a
  * machine (xstore_machine, which owns its memory), a program
- * (xstore_program), the effects of a run or a step (xstore_effects) and the
- * lockstep check (xstore_cosim). Each is made by xstore_<object>_new... and
+ * (xstore_program), the effects of a run or a step (xstore_effects), the
+ * lockstep check (xstore_cosim) and functional coverage (xstore_coverage).
+ * Each is made by xstore_<object>_new... and
  * released by xstore_<object>_free (null is accepted and ignored). A
  * constructor that fails still stores a handle in its out pointer (unless
  * that is null): it holds the error for xstore_<object>_last_error, every
@@ -103,6 +104,9 @@ typedef enum xstore_access {
 
 // A scenario's model run, checked unit by unit against another side.
 typedef struct xstore_cosim xstore_cosim;
+
+// The coverage counts of one ISA's scenarios.
+typedef struct xstore_coverage xstore_coverage;
 
 // The effects of a run or a step. Make one, and hand it to the calls that
 // fill it (`xstore_machine_execute`, `xstore_machine_step`,
@@ -261,11 +265,21 @@ enum xstore_status xstore_cosim_units(struct xstore_cosim *cosim, size_t *n);
 // by one unit), or `XSTORE_END` when the model's run has ended.
 enum xstore_status xstore_cosim_step(struct xstore_cosim *cosim, struct xstore_effects *effects);
 
+// Hold one write of the other side for the next `xstore_cosim_check`, for
+// a bench that sees its writes one at a time (a monitor's beats, DPI-C):
+// `len` bytes at `addr`.
+enum xstore_status xstore_cosim_push_write(struct xstore_cosim *cosim,
+                                           uint64_t addr,
+                                           const uint8_t *data,
+                                           size_t len);
+
 // Check the other side's effects of the unit `xstore_cosim_step` last gave
-// (the next unit, when it was not called since the last check): its `n`
-// writes in commit order, and its fault (null: none). Registers are not
-// compared. `XSTORE_OK` when they match; `XSTORE_MISMATCH` (the last error
-// the difference's sentence) when not: `xstore_cosim_mismatch` describes it.
+// (the next unit, when it was not called since the last check): the writes
+// pushed by `xstore_cosim_push_write` since the last check, then its `n`
+// writes, in commit order, and its fault (null: none). Registers are not
+// compared. The pushed writes are let go whatever the outcome. `XSTORE_OK`
+// when they match; `XSTORE_MISMATCH` (the last error the difference's
+// sentence) when not: `xstore_cosim_mismatch` describes it.
 enum xstore_status xstore_cosim_check(struct xstore_cosim *cosim,
                                       const struct xstore_write *writes,
                                       size_t n,
@@ -276,9 +290,43 @@ enum xstore_status xstore_cosim_check(struct xstore_cosim *cosim,
 enum xstore_status xstore_cosim_mismatch(struct xstore_cosim *cosim,
                                          struct xstore_mismatch *mismatch);
 
+// The difference the last check found as the report `xstore compare`
+// prints (the unit, the class, the expected and actual bytes, the unit's
+// fields), for callers that read no structs (DPI-C).
+enum xstore_status xstore_cosim_mismatch_report(struct xstore_cosim *cosim, const char **report);
+
 // The difference the last check found as JSON (the divergence of `xstore
 // compare --json`).
 enum xstore_status xstore_cosim_mismatch_json(struct xstore_cosim *cosim, const char **report);
+
+// No scenario counted yet, by the coverage model of the ISA.
+enum xstore_status xstore_coverage_new(struct xstore_isa *isa, struct xstore_coverage **out);
+
+// Release the coverage handle.
+enum xstore_status xstore_coverage_free(struct xstore_coverage *coverage);
+
+// The message of the handle's last failure, or `""`.
+const char *xstore_coverage_last_error(const struct xstore_coverage *coverage);
+
+// Count the bins one scenario of the ISA hits (its text; `file` names it in
+// messages, or null). A scenario that does not load, or is of another ISA,
+// is `XSTORE_ERR_INPUT` and counts nothing.
+enum xstore_status xstore_coverage_add(struct xstore_coverage *coverage,
+                                       const char *scenario_text,
+                                       const char *file);
+
+// The scenarios counted, and how many of the model's reachable bins they
+// hit.
+enum xstore_status xstore_coverage_totals(struct xstore_coverage *coverage,
+                                          size_t *programs,
+                                          size_t *hit,
+                                          size_t *reachable);
+
+// The report `xstore cover` prints: totals, each group, every hole by name.
+enum xstore_status xstore_coverage_text(struct xstore_coverage *coverage, const char **report);
+
+// The report as the JSON of `xstore cover --json`.
+enum xstore_status xstore_coverage_json(struct xstore_coverage *coverage, const char **report);
 
 // Empty effects, to be filled.
 enum xstore_status xstore_effects_new(struct xstore_effects **out);
@@ -542,6 +590,17 @@ enum xstore_status xstore_program_unit(struct xstore_program *program,
                                        const char **source,
                                        const uint8_t **bytes_out,
                                        size_t *len);
+
+// Copy unit `i`'s bytes into `buf`, which holds `cap` bytes; `*len` is the
+// unit's byte count (0 where its encoding is not public). A `buf` too small
+// is `XSTORE_ERR_LENGTH` and copies nothing (null is allowed for `cap` 0).
+// For callers that cannot read through a pointer the library hands out
+// (DPI-C).
+enum xstore_status xstore_program_unit_copy(struct xstore_program *program,
+                                            size_t i,
+                                            uint8_t *buf,
+                                            size_t cap,
+                                            size_t *len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -69,6 +69,8 @@ pub struct xstore_mismatch {
 /// The state of an `xstore_cosim`.
 pub(crate) struct CosimState {
     cosim: Cosim,
+    /// The other side's writes pushed one at a time since the last check.
+    pushed: Vec<(u64, Vec<u8>)>,
     /// The last check's difference, and its text.
     mismatch: Option<(Box<Divergence>, [CString; 6])>,
 }
@@ -92,6 +94,7 @@ pub unsafe extern "C" fn xstore_cosim_new(
         let f = text_or_null(file, "file")?.unwrap_or("<scenario>");
         Ok(CosimState {
             cosim: Cosim::from_text(t, f)?,
+            pushed: Vec::new(),
             mismatch: None,
         })
     })
@@ -109,6 +112,7 @@ pub unsafe extern "C" fn xstore_cosim_new_program(
         let isa = handle::state::<IsaState>(isa)?.isa;
         Ok(CosimState {
             cosim: Cosim::from_program(isa, text(source, "source")?)?,
+            pushed: Vec::new(),
             mismatch: None,
         })
     })
@@ -221,11 +225,30 @@ unsafe fn dut(
     Ok((ws, fault))
 }
 
+/// Hold one write of the other side for the next `xstore_cosim_check`, for
+/// a bench that sees its writes one at a time (a monitor's beats, DPI-C):
+/// `len` bytes at `addr`.
+#[no_mangle]
+pub unsafe extern "C" fn xstore_cosim_push_write(
+    cosim: *mut xstore_cosim,
+    addr: u64,
+    data: *const u8,
+    len: usize,
+) -> xstore_status {
+    handle::with::<CosimState>(cosim, |c, _| {
+        let b = bytes(data, len, "write data")?;
+        c.pushed.push((addr, b.to_vec()));
+        Ok(XSTORE_OK)
+    })
+}
+
 /// Check the other side's effects of the unit `xstore_cosim_step` last gave
-/// (the next unit, when it was not called since the last check): its `n`
-/// writes in commit order, and its fault (null: none). Registers are not
-/// compared. `XSTORE_OK` when they match; `XSTORE_MISMATCH` (the last error
-/// the difference's sentence) when not: `xstore_cosim_mismatch` describes it.
+/// (the next unit, when it was not called since the last check): the writes
+/// pushed by `xstore_cosim_push_write` since the last check, then its `n`
+/// writes, in commit order, and its fault (null: none). Registers are not
+/// compared. The pushed writes are let go whatever the outcome. `XSTORE_OK`
+/// when they match; `XSTORE_MISMATCH` (the last error the difference's
+/// sentence) when not: `xstore_cosim_mismatch` describes it.
 #[no_mangle]
 pub unsafe extern "C" fn xstore_cosim_check(
     cosim: *mut xstore_cosim,
@@ -234,7 +257,9 @@ pub unsafe extern "C" fn xstore_cosim_check(
     fault: *const xstore_dut_fault,
 ) -> xstore_status {
     handle::with::<CosimState>(cosim, |c, _| {
-        let (ws, fault) = dut(writes, n, fault)?;
+        let mut ws = std::mem::take(&mut c.pushed);
+        let (given, fault) = dut(writes, n, fault)?;
+        ws.extend(given);
         c.mismatch = None;
         let Err(d) = c.cosim.check(&ws, None, fault) else {
             return Ok(XSTORE_OK);
@@ -278,6 +303,27 @@ pub unsafe extern "C" fn xstore_cosim_mismatch(
             report: t[5].as_ptr(),
         };
         put(mismatch, m, "mismatch")?;
+        Ok(XSTORE_OK)
+    })
+}
+
+/// The difference the last check found as the report `xstore compare`
+/// prints (the unit, the class, the expected and actual bytes, the unit's
+/// fields), for callers that read no structs (DPI-C).
+#[no_mangle]
+pub unsafe extern "C" fn xstore_cosim_mismatch_report(
+    cosim: *mut xstore_cosim,
+    report: *mut *const c_char,
+) -> xstore_status {
+    handle::with::<CosimState>(cosim, |c, _| {
+        outs(&[(report as _, "report")])?;
+        let Some((_, t)) = &c.mismatch else {
+            return Err(Error::new(
+                XSTORE_ERR_STATE,
+                "the last check found no difference",
+            ));
+        };
+        put(report, t[5].as_ptr(), "report")?;
         Ok(XSTORE_OK)
     })
 }

@@ -34,6 +34,7 @@
 
 mod args;
 mod cosim;
+mod coverage;
 mod effects;
 mod handle;
 mod isa;
@@ -43,6 +44,7 @@ mod program;
 
 // Every C type and call, at the crate's root (the header's names).
 pub use cosim::*;
+pub use coverage::*;
 pub use effects::*;
 pub use isa::*;
 pub use machine::*;

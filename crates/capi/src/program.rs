@@ -124,3 +124,37 @@ pub unsafe extern "C" fn xstore_program_unit(
         Ok(XSTORE_OK)
     })
 }
+
+/// Copy unit `i`'s bytes into `buf`, which holds `cap` bytes; `*len` is the
+/// unit's byte count (0 where its encoding is not public). A `buf` too small
+/// is `XSTORE_ERR_LENGTH` and copies nothing (null is allowed for `cap` 0).
+/// For callers that cannot read through a pointer the library hands out
+/// (DPI-C).
+#[no_mangle]
+pub unsafe extern "C" fn xstore_program_unit_copy(
+    program: *mut xstore_program,
+    i: usize,
+    buf: *mut u8,
+    cap: usize,
+    len: *mut usize,
+) -> xstore_status {
+    handle::with::<ProgramState>(program, |p, _| {
+        outs(&[(len as _, "len")])?;
+        let i = index(i, p.prog.units(), "unit")?;
+        let b = p.prog.bytes(i);
+        put(len, b.len(), "len")?;
+        if b.len() > cap {
+            return Err(crate::handle::Error::new(
+                xstore_status::XSTORE_ERR_LENGTH,
+                format!("unit {i} has {} bytes; buf holds {cap}", b.len()),
+            ));
+        }
+        if !b.is_empty() {
+            if buf.is_null() {
+                return Err(crate::args::null("buf"));
+            }
+            std::ptr::copy_nonoverlapping(b.as_ptr(), buf, b.len());
+        }
+        Ok(XSTORE_OK)
+    })
+}

@@ -1,6 +1,7 @@
-//! docs/cosim.md shows the C and C++ examples that `tests/run.sh` compiles
-//! and runs, each as the file it names, and lists every status of the
-//! header.
+//! docs/cosim.md shows the C, C++ and SystemVerilog examples that
+//! `tests/run.sh` and examples/cosim/run.sh compile and run, each as the
+//! file it names, and excerpts of the example benches as they are in their
+//! files; it lists every status of the header.
 
 use std::path::PathBuf;
 
@@ -14,13 +15,16 @@ fn read(path: &str) -> String {
 
 /// The code block after each `<!-- file: PATH -->` line: (PATH, code).
 fn blocks(doc: &str) -> Vec<(String, String)> {
+    blocks_after(doc, "<!-- file: ")
+}
+
+/// The code block after each `<!-- KIND PATH -->` line, `marker` being
+/// `<!-- KIND `: (PATH, code).
+fn blocks_after(doc: &str, marker: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut lines = doc.lines();
     while let Some(l) = lines.next() {
-        let Some(path) = l
-            .strip_prefix("<!-- file: ")
-            .and_then(|r| r.strip_suffix(" -->"))
-        else {
+        let Some(path) = l.strip_prefix(marker).and_then(|r| r.strip_suffix(" -->")) else {
             continue;
         };
         let fence = lines.next().unwrap_or_default();
@@ -47,13 +51,59 @@ fn the_doc_shows_the_tested_examples_verbatim() {
         paths,
         [
             "crates/capi/tests/c/example.c",
-            "crates/capi/tests/c/example.cpp"
+            "crates/capi/tests/c/example.cpp",
+            "examples/cosim/dpi/example.sv"
         ]
     );
     for (path, code) in found {
         assert!(
             code == read(&path),
             "docs/cosim.md's copy of {path} differs from the file"
+        );
+    }
+}
+
+#[test]
+fn the_doc_shows_excerpts_of_the_benches_as_they_are() {
+    let doc = read("docs/cosim.md");
+    let found = blocks_after(&doc, "<!-- excerpt: ");
+    let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "examples/cosim/dpi/tb_dpi.sv",
+            "examples/cosim/cocotb/neuron_store_bench.py"
+        ]
+    );
+    for (path, code) in found {
+        assert!(code.lines().count() >= 5, "{path}: a short excerpt");
+        assert!(
+            read(&path).contains(&code),
+            "docs/cosim.md's excerpt of {path} is not in the file:\n{code}"
+        );
+    }
+}
+
+#[test]
+fn the_doc_lists_the_injected_bugs_of_the_example_engine() {
+    let doc = read("docs/cosim.md");
+    let rtl = read("examples/cosim/rtl/neuron_store.sv");
+    let mut bugs: Vec<&str> = rtl
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("`ifdef "))
+        .filter(|d| d.starts_with("BUG_"))
+        .collect();
+    bugs.sort();
+    bugs.dedup();
+    assert_eq!(bugs.len(), 4, "{bugs:?}");
+    for b in bugs {
+        assert!(
+            doc.contains(&format!("| `{b}` |")),
+            "docs/cosim.md lacks {b}"
+        );
+        assert!(
+            rtl.contains(&format!("//   {b} ")),
+            "the engine's header lacks {b}"
         );
     }
 }

@@ -1,5 +1,5 @@
-//! Every example in README.md and docs/verify.md pastes and prints what is
-//! shown.
+//! Every example in README.md, docs/verify.md and docs/cosim.md pastes and
+//! prints what is shown.
 //!
 //! Each ```console block is a list of `$ COMMAND` lines, each followed by the
 //! output it shows (stdout and stderr, as a terminal interleaves them). A
@@ -102,6 +102,11 @@ fn every_readme_console_example_prints_what_it_shows() {
 #[test]
 fn every_verify_doc_console_example_prints_what_it_shows() {
     check_console_examples("docs/verify.md", 6);
+}
+
+#[test]
+fn every_cosim_doc_console_example_prints_what_it_shows() {
+    check_console_examples("docs/cosim.md", 4);
 }
 
 /// Run every console example of `file` (at least `min` of them) and compare.

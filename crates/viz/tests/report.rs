@@ -36,28 +36,14 @@ fn load(rel: &str) -> (Scenario, &'static dyn Isa) {
     parse(&text, rel)
 }
 
-/// Every `.toml` under `examples/`, recursively, relative to the root.
+/// The bundled examples of every ISA (its registry list; `xstore demo`'s
+/// test checks that it is every scenario file in examples/<isa>), relative
+/// to the root.
 fn examples() -> Vec<String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&root().join("examples"), &mut out);
-    let mut rel: Vec<String> = out
-        .iter()
-        .map(|p| {
-            p.strip_prefix(root())
-                .unwrap()
-                .to_string_lossy()
-                .into_owned()
-        })
+    let mut rel: Vec<String> = isas()
+        .into_iter()
+        .flat_map(|i| i.examples())
+        .map(|e| e.path.to_string())
         .collect();
     rel.sort();
     rel

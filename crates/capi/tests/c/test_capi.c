@@ -517,6 +517,117 @@ static void test_cosim(xstore_isa *isa) {
   OK(xstore_effects_free(fx));
 }
 
+/* Writes pushed one at a time (as DPI-C benches give them), checked with
+ * the writes given to the check; the mismatch as text. */
+static void test_pushed_writes(void) {
+  xstore_cosim *c = NULL;
+  xstore_effects *fx = NULL;
+  xstore_write w;
+  const char *report = NULL;
+  const uint8_t lo[2] = {0x44, 0xdd}, first[2] = {0xdd, 0xcc}, rest[2] = {0x44, 0x33};
+  const uint8_t wrong[2] = {0x44, 0x00};
+
+  OK(xstore_cosim_new(SCENARIO, "sc.toml", &c));
+  OK(xstore_effects_new(&fx));
+  EXPECT(xstore_cosim_mismatch_report(c, &report), XSTORE_ERR_STATE);
+  OK(xstore_cosim_step(c, fx));
+  OK(xstore_cosim_push_write(c, 0x401, lo + 1, 1)); /* the two bytes in reverse order */
+  OK(xstore_cosim_push_write(c, 0x400, lo, 1));
+  OK(xstore_cosim_check(c, NULL, 0, NULL));
+  /* Unit 1: half pushed, half given to the check. */
+  OK(xstore_cosim_step(c, fx));
+  OK(xstore_cosim_push_write(c, 0x410, first, 2));
+  w.addr = 0x412;
+  w.data = rest;
+  w.len = 2;
+  OK(xstore_cosim_check(c, &w, 1, NULL));
+  EXPECT(xstore_cosim_push_write(c, 0x400, NULL, 1), XSTORE_ERR_NULL);
+  OK(xstore_cosim_push_write(c, 0x400, NULL, 0));
+  EXPECT(xstore_cosim_push_write(NULL, 0x400, lo, 1), XSTORE_ERR_NULL);
+  EXPECT(xstore_cosim_mismatch_report(c, NULL), XSTORE_ERR_NULL);
+  OK(xstore_cosim_free(c));
+
+  /* A wrong byte pushed: the report names the unit and both bytes; the
+   * pushed writes are let go, so the next check sees none. */
+  OK(xstore_cosim_new(SCENARIO, "sc.toml", &c));
+  OK(xstore_cosim_step(c, fx));
+  OK(xstore_cosim_push_write(c, 0x400, wrong, 2));
+  EXPECT(xstore_cosim_check(c, NULL, 0, NULL), XSTORE_MISMATCH);
+  OK(xstore_cosim_mismatch_report(c, &report));
+  CHECK(contains(report, "divergence at unit 0 (wrong_byte)"));
+  CHECK(contains(report, "expected 44 dd") && contains(report, "actual   44 00"));
+  CHECK(contains(report, "the unit's fields:"));
+  OK(xstore_cosim_step(c, fx));
+  EXPECT(xstore_cosim_check(c, NULL, 0, NULL), XSTORE_MISMATCH);
+  CHECK(contains(xstore_cosim_last_error(c), "missing_write"));
+  OK(xstore_cosim_free(c));
+  OK(xstore_effects_free(fx));
+}
+
+/* A unit's bytes copied into the caller's buffer. */
+static void test_unit_copy(xstore_isa *isa) {
+  xstore_program *prog = NULL;
+  const char *text = NULL;
+  const uint8_t *bytes = NULL;
+  uint8_t buf[80];
+  size_t len = 0, n = 0;
+
+  OK(xstore_program_new_text(isa, PROGRAM, &prog));
+  OK(xstore_program_unit(prog, 1, &text, &bytes, &n));
+  memset(buf, 0xee, sizeof buf);
+  OK(xstore_program_unit_copy(prog, 1, buf, sizeof buf, &len));
+  CHECK(len == 64 && n == 64 && memcmp(buf, bytes, 64) == 0 && buf[64] == 0xee);
+  len = 0;
+  EXPECT(xstore_program_unit_copy(prog, 0, buf, 63, &len), XSTORE_ERR_LENGTH);
+  CHECK(len == 64 && contains(xstore_program_last_error(prog), "buf holds 63"));
+  EXPECT(xstore_program_unit_copy(prog, 0, NULL, 0, &len), XSTORE_ERR_LENGTH);
+  EXPECT(xstore_program_unit_copy(prog, 0, NULL, 64, &len), XSTORE_ERR_NULL);
+  EXPECT(xstore_program_unit_copy(prog, 2, buf, sizeof buf, &len), XSTORE_ERR_LENGTH);
+  EXPECT(xstore_program_unit_copy(prog, 0, buf, sizeof buf, NULL), XSTORE_ERR_NULL);
+  OK(xstore_program_free(prog));
+}
+
+/* Functional coverage of scenarios, as `xstore cover` counts it. */
+static void test_coverage(xstore_isa *isa) {
+  xstore_coverage *cov = NULL, *failed = NULL;
+  xstore_isa *pto = NULL;
+  size_t programs = 0, hit = 0, reachable = 0;
+  const char *report = NULL;
+
+  OK(xstore_coverage_new(isa, &cov));
+  OK(xstore_coverage_totals(cov, &programs, &hit, &reachable));
+  CHECK(programs == 0 && hit == 0 && reachable > 100);
+  OK(xstore_coverage_add(cov, SCENARIO, "sc.toml"));
+  OK(xstore_coverage_add(cov, SCENARIO, NULL));
+  OK(xstore_coverage_totals(cov, &programs, &hit, &reachable));
+  CHECK(programs == 2 && hit > 0 && hit < reachable);
+  OK(xstore_coverage_text(cov, &report));
+  CHECK(contains(report, "neuron: 2 program(s);") && contains(report, "holes ("));
+  OK(xstore_coverage_json(cov, &report));
+  CHECK(contains(report, "\"programs\":2") && contains(report, "\"holes\":["));
+  EXPECT(xstore_coverage_add(cov, "isa = \"pto\"\nprogram = \"\"\n", "pto.toml"), XSTORE_ERR_INPUT);
+  CHECK(contains(xstore_coverage_last_error(cov), "pto.toml"));
+  EXPECT(xstore_coverage_add(cov, "isa = \"neuron\"\nprogram = 3\n", "bad.toml"), XSTORE_ERR_INPUT);
+  EXPECT(xstore_coverage_add(cov, NULL, NULL), XSTORE_ERR_NULL);
+  EXPECT(xstore_coverage_add(cov, "\xff", NULL), XSTORE_ERR_UTF8);
+  OK(xstore_coverage_totals(cov, &programs, &hit, &reachable));
+  CHECK(programs == 2);
+  EXPECT(xstore_coverage_totals(cov, NULL, &hit, &reachable), XSTORE_ERR_NULL);
+  EXPECT(xstore_coverage_text(cov, NULL), XSTORE_ERR_NULL);
+  EXPECT(xstore_coverage_json(cov, NULL), XSTORE_ERR_NULL);
+  OK(xstore_coverage_free(cov));
+  OK(xstore_isa_new("pto", &pto));
+  OK(xstore_coverage_new(pto, &cov));
+  OK(xstore_coverage_totals(cov, &programs, &hit, &reachable));
+  CHECK(programs == 0 && reachable > 100);
+  OK(xstore_coverage_free(cov));
+  OK(xstore_isa_free(pto));
+  EXPECT(xstore_coverage_new(NULL, &failed), XSTORE_ERR_NULL);
+  EXPECT(xstore_coverage_totals(failed, &programs, &hit, &reachable), XSTORE_ERR_HANDLE);
+  OK(xstore_coverage_free(failed));
+  EXPECT(xstore_coverage_new(isa, NULL), XSTORE_ERR_NULL);
+}
+
 int main(void) {
   xstore_isa *isa = NULL;
   test_version();
@@ -530,6 +641,9 @@ int main(void) {
   test_wrong_handles(isa);
   test_scenario(isa);
   test_cosim(isa);
+  test_pushed_writes();
+  test_unit_copy(isa);
+  test_coverage(isa);
   OK(xstore_isa_free(isa));
   printf("test_capi: %d checks passed\n", checks);
   return 0;
