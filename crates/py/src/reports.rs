@@ -298,6 +298,16 @@ impl Verdict {
     fn __len__(&self) -> usize {
         self.count
     }
+    /// `{"isa", "count", "valid", "invalid"}` (`details().to_dict()` is
+    /// `xstore ISA validate --json` of the stream).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("isa", self.isa)?;
+        d.set_item("count", self.count)?;
+        d.set_item("valid", self.invalid.is_empty())?;
+        d.set_item("invalid", &self.invalid)?;
+        Ok(d)
+    }
     fn __repr__(&self) -> String {
         format!(
             "Verdict(count={}, invalid={} of them)",
@@ -396,6 +406,10 @@ impl FaultInfo {
     fn instruction(&self) -> Option<usize> {
         self.0.instruction
     }
+    /// The fault as `xstore run --json` shows it (its `fault` object).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
     fn __repr__(&self) -> String {
         format!(
             "FaultInfo({:?}, address={})",
@@ -428,6 +442,14 @@ impl Expect {
     }
     fn __hash__(&self) -> u64 {
         json_hash(&(self.passed, &self.failures))
+    }
+    /// The verdict as `xstore run --json` shows it (its `expect` object).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = report::ExpectVerdict {
+            failures: self.failures.clone(),
+            passed: self.passed,
+        };
+        to_py(py, &v)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -553,15 +575,7 @@ impl Run {
                 failures: failures.clone(),
                 passed: *passed,
             });
-        let writes = self
-            .log
-            .iter()
-            .map(|(addr, b)| report::WriteRecord {
-                addr,
-                hex: xstore_core::hex::encode(b),
-            })
-            .collect();
-        let r = report::RunReport::new(&self.exec, expect, writes, dump);
+        let r = report::RunReport::new(&self.exec, expect, self.log.records(), dump);
         to_py(py, &r)
     }
     fn __repr__(&self) -> String {
@@ -671,7 +685,7 @@ impl Pickled for Run {
 fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyBytes>> {
     let isa = find_isa(py, isa)?;
     let mut out = Vec::new();
-    isa.asm_each(text, &mut |b| out.extend_from_slice(b))
+    py.detach(|| isa.asm_each(text, &mut |b| out.extend_from_slice(b)))
         .or_input(py)?;
     Ok(PyBytes::new(py, &out))
 }
@@ -681,7 +695,7 @@ fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyByt
 #[pyfunction]
 fn disasm(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let isa = find_isa(py, isa)?;
-    with_bytes(data, |b| isa.disasm(b))?.or_input(py)
+    with_bytes(data, |b| py.detach(|| isa.disasm(b)))?.or_input(py)
 }
 
 /// Explain `data`: bytes-like, or a str (hex text; Q7 also a mnemonic or an
@@ -702,7 +716,7 @@ fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<E
 fn validate(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Validation> {
     let isa = find_isa(py, isa)?;
     Ok(Validation(
-        with_bytes(data, |b| isa.validate(b))?.or_input(py)?,
+        with_bytes(data, |b| py.detach(|| isa.validate(b)))?.or_input(py)?,
     ))
 }
 
