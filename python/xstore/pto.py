@@ -12,6 +12,7 @@ Instruction = _m.Instruction
 Machine = _m.Machine
 Tile = _m.Tile
 decode = _m.decode
+decode_into = _m.decode_into
 check = _m.check
 
-__all__ = ["Instruction", "Machine", "Tile", "check", "decode"]
+__all__ = ["Instruction", "Machine", "Tile", "check", "decode", "decode_into"]

@@ -288,7 +288,8 @@ pub fn machine_memory(
 /// remove hooks while they are called (the change counts from the next unit).
 fn hooks_of(py: Python<'_>, memory: &Py<Memory>) -> Vec<Py<PyAny>> {
     memory
-        .borrow(py)
+        .bind(py)
+        .borrow()
         .hooks
         .iter()
         .map(|(_, h)| h.clone_ref(py))
@@ -348,7 +349,7 @@ where
     A: IsaMachine,
 {
     let py = slf.py();
-    let snap = arch(&mut slf.borrow_mut()).snapshot();
+    let snap = arch(&mut *slf.try_borrow_mut()?).snapshot();
     let mut log = WriteLog::new(keep);
     let mut unit = WriteLog::new(usize::MAX);
     let mut cursor = Cursor::new();
@@ -360,8 +361,9 @@ where
         // Neither the machine nor the memory stays borrowed past the step
         // (without hooks: past the units up to the next look for a signal).
         let (stepped, hooked) = {
-            let mut me = slf.borrow_mut();
-            let mut mem = memory.borrow_mut(py);
+            // A machine or memory in use by another thread: RuntimeError.
+            let mut me = slf.try_borrow_mut()?;
+            let mut mem = memory.bind(py).try_borrow_mut()?;
             if mem.hooks.is_empty() {
                 let (a, m) = (arch(&mut me), &mut mem.mem);
                 let s = py.detach(|| unhooked(&mut cursor, a, prog.borrow(), m, &mut log));
@@ -384,7 +386,7 @@ where
         }
     }
     let mut regs = Vec::new();
-    arch(&mut slf.borrow_mut()).changed(&snap, &mut regs);
+    arch(&mut *slf.try_borrow_mut()?).changed(&snap, &mut regs);
     let out = cursor.finish();
     let mut fx = Effects {
         log,
