@@ -490,7 +490,7 @@ macro_rules! machine_class {
             fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>, keep_bytes: usize) -> PyResult<$crate::machine::Effects> {
                 let py = slf.py();
                 let prog = $crate::machine::decode_program::<$arch>(py, data)?;
-                let memory = slf.borrow().memory.clone_ref(py);
+                let memory = slf.try_borrow()?.memory.clone_ref(py);
                 $crate::machine::drive(slf, &prog, |c: &mut Self| &mut c.arch, &memory, keep_bytes)
             }
             $($extra)*
