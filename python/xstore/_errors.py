@@ -98,7 +98,15 @@ class Fault(Error):
     It is not a ``ValueError``: the input was good, and the fault is what the
     modelled machine does with it (a golden model's answer to compare with,
     not an error in the call), so an ``except ValueError`` around bad input
-    never swallows one."""
+    never swallows one.
+
+    >>> import xstore
+    >>> try:
+    ...     xstore.Memory([(0, 0x10, "rw")]).read(0x10, 1)
+    ... except xstore.Fault as f:
+    ...     print(f.kind, hex(f.address), isinstance(f, ValueError))
+    unmapped 0x10 False
+    """
 
     def __init__(
         self,

@@ -102,6 +102,15 @@ impl Instruction {
 }
 
 /// Decode a stream of 64-byte instructions (bytes-like) in one call.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> [i] = xstore.neuron.decode(b)
+/// >>> hex(i.opcode), i == xstore.neuron.decode(bytearray(b))[0]
+/// ('0xab', True)
+///
+/// ```
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
     let insts = with_bytes(data, |b| {
@@ -114,6 +123,14 @@ fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>>
 /// Decode a stream as `decode` does, then step through it putting each
 /// instruction into the one object `inst` (a new one when None), which each
 /// step returns: no object per instruction.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> [i.opcode for i in xstore.neuron.decode_into(b * 2)]
+/// [171, 171]
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (data, inst=None))]
 fn decode_into(
@@ -133,6 +150,15 @@ fn decode_into(
 /// Decode and validate a stream in one call, without a Python object per
 /// check: a `Verdict` with the instruction count and the indices of the
 /// invalid instructions (`.details()` gives every check).
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> v = xstore.neuron.check(b * 3)
+/// >>> v.count, v.valid
+/// (3, True)
+///
+/// ```
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     let (n, invalid) = with_bytes(data, |b| {
@@ -172,7 +198,10 @@ crate::machine_class!(
     xstore_neuron::Machine,
     xstore_neuron::isa(),
     "The Neuron sequencer: registers r0..r63 (32 bits) and a memory (the \
-     profile's SBUF and PSUM windows by default).",
+     profile's SBUF and PSUM windows by default).\n\n```text\n>>> import xstore\n\
+     >>> m = xstore.neuron.Machine()\n>>> m.regs[\"r5\"] = 7\n\
+     >>> m.execute(\"tensor_store.u8 [0x10], num_elem=(1,1), reg=(r5)\").writes\n\
+     [(16, b'\\x07')]\n\n```",
     xstore_neuron::Machine::new(),
     {}
 );

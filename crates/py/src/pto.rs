@@ -103,6 +103,14 @@ impl Instruction {
 }
 
 /// Decode a stream of command words (bytes-like) in one call.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP")
+/// >>> [w.text for w in xstore.pto.decode(b)]
+/// ['BSTART.TSTORE U8', 'B.IOT T#1, mask=1000, last', 'BSTOP']
+///
+/// ```
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
     let words = with_bytes(data, |b| py.detach(|| xstore_pto::decode(b)))?
@@ -249,6 +257,16 @@ crate::machine_class!(
 
         /// A copy of PE `pe`'s Local tile register `reg` (`"T#1"` … `"N#16"`,
         /// as `set_tile` names it), or None when it holds no tile.
+        ///
+        /// ```text
+        /// >>> from xstore import pto
+        /// >>> m = pto.Machine()
+        /// >>> m.set_tile(0, "T#3", dtype="U16", capacity=128, cols=16, valid_rows=1, valid_cols=3,
+        /// ...            data=[7, 8, 9])
+        /// >>> m.tile(0, "T#3").data, m.tile(0, "T#4")
+        /// ([7, 8, 9], None)
+        ///
+        /// ```
         fn tile(
             &self,
             py: Python<'_>,

@@ -105,6 +105,14 @@ impl Instruction {
 }
 
 /// Decode a stream of 8-byte bundles (bytes-like) in one call.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [b] = xstore.q7.decode(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64"))
+/// >>> b.text, len(bytes(b))
+/// ('IVP_SV2NX8_IP v0, a3, 64', 8)
+///
+/// ```
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
     let b = with_bytes(data, |b| {
@@ -133,6 +141,13 @@ fn decode_into(
 
 /// Assemble text into bundle objects (most bundles have no public bytes, so
 /// this, not `xstore.asm`, is how a Q7 program is built from text).
+///
+/// ```text
+/// >>> import xstore
+/// >>> [i.text for i in xstore.q7.assemble("IVP_ZALIGN u0\nIVP_SAPOS_FP u0, a4")]
+/// ['IVP_ZALIGN u0', 'IVP_SAPOS_FP u0, a4']
+///
+/// ```
 #[pyfunction]
 fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
     Ok(xstore_q7::assemble(text)

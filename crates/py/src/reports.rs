@@ -681,6 +681,13 @@ impl Pickled for Run {
 }
 
 /// Assemble `text` for `isa`: the encoded bytes in memory order.
+///
+/// ```text
+/// >>> import xstore
+/// >>> xstore.asm("pto", "BSTOP")
+/// b'\x01\x00\x00\x00'
+///
+/// ```
 #[pyfunction]
 fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyBytes>> {
     let isa = find_isa(py, isa)?;
@@ -692,6 +699,13 @@ fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyByt
 
 /// Disassemble `data` (bytes-like): canonical text, one string per
 /// instruction (PTO: per command word; Q7: per bundle).
+///
+/// ```text
+/// >>> import xstore
+/// >>> xstore.disasm("pto", xstore.asm("pto", "BSTART.TSTORE U8; BSTOP"))
+/// ['BSTART.TSTORE U8', 'BSTOP']
+///
+/// ```
 #[pyfunction]
 fn disasm(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let isa = find_isa(py, isa)?;
@@ -700,6 +714,14 @@ fn disasm(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<St
 
 /// Explain `data`: bytes-like, or a str (hex text; Q7 also a mnemonic or an
 /// instruction), as `xstore ISA explain` does.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [e] = xstore.explain("q7", "IVP_SA2NX8_IP")
+/// >>> e.title
+/// 'IVP_SA2NX8_IP'
+///
+/// ```
 #[pyfunction]
 fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<Explanation>> {
     let isa = find_isa(py, isa)?;
@@ -712,6 +734,15 @@ fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<E
 }
 
 /// Validate `data` (bytes-like): the verdict and every check.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> v = xstore.validate("neuron", b)
+/// >>> v.valid, v.failed
+/// (True, [])
+///
+/// ```
 #[pyfunction]
 fn validate(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Validation> {
     let isa = find_isa(py, isa)?;
@@ -750,6 +781,14 @@ fn write_trace(isa: &dyn Isa, sc: &Scenario, path: &std::path::Path) -> Result<(
 /// are kept while they fit `keep_bytes` (each costs its bytes and 16; 1 MiB
 /// by default), then only counted. `trace=PATH` also writes the run's unit
 /// trace there (`xstore run --trace`).
+///
+/// ```text
+/// >>> import xstore
+/// >>> r = xstore.run("examples/neuron/store_u8_imm.toml")
+/// >>> r.outcome, r.executed, r.expect.passed
+/// ('ok', 1, True)
+///
+/// ```
 #[pyfunction]
 #[pyo3(
     signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT, trace=None),
@@ -798,6 +837,13 @@ fn run(
 }
 
 /// Lint a scenario (a file `path` or a `Scenario`, or TOML `text`): the hazards found.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [f.rule for f in xstore.lint("examples/q7/source_s4.toml")][-1]
+/// 'valign_pending_at_end'
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (path=None, *, text=None))]
 fn lint(
@@ -816,6 +862,13 @@ fn lint(
 }
 
 /// The ISA names, in the order `xstore demo` runs them.
+///
+/// ```text
+/// >>> import xstore
+/// >>> xstore.isa_names()
+/// ['neuron', 'pto', 'q7']
+///
+/// ```
 #[pyfunction]
 fn isa_names() -> Vec<&'static str> {
     xstore_isas::names()

@@ -14,6 +14,17 @@ use xstore_pto::{tables, TileSpec};
 /// `.published` (Shared tiles), `.payload` (its physical bytes, also
 /// `bytes(t)`), `.data` (the valid elements row-major, raw bits),
 /// `.undefined` and `.to_numpy()`.
+///
+/// ```text
+/// >>> from xstore import pto
+/// >>> m = pto.Machine()
+/// >>> m.set_shared(1, dtype="U8", capacity=128, cols=16, valid_rows=1, valid_cols=2,
+/// ...              data=b"\x05\x06", published=False)
+/// >>> t = m.shared(1)
+/// >>> t.shape, t.data, t.published, bytes(t)[:2]
+/// ((1, 2), [5, 6], False, b'\x05\x06')
+///
+/// ```
 #[pyclass(name = "Tile", module = "xstore.pto", frozen)]
 pub struct Tile {
     pub tile: xstore_pto::Tile,
