@@ -70,6 +70,9 @@ def test_decode_disasm_and_validate_let_another_thread_run() -> None:
     overlaps(lambda d: len(neuron.decode_into(d)), NEURON_UNIT, 20_000)
     overlaps(lambda d: len(xstore.disasm("q7", d)), Q7_UNIT, 20_000)
     overlaps(lambda d: xstore.validate("neuron", d).valid, NEURON_UNIT, 5_000)
+    overlaps(lambda d: neuron.check(d).details().valid, NEURON_UNIT, 5_000)
+    # execute decodes its program without the GIL too.
+    overlaps(lambda d: neuron.Machine().execute(d, keep_bytes=0).executed, NEURON_UNIT, 20_000)
 
 
 def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -> None:

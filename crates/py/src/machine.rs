@@ -22,9 +22,15 @@ use xstore_core::Diagnostic;
 
 /// A machine of an ISA crate as the Python classes drive it: it, its
 /// program and its faults cross to a thread without the GIL.
-pub trait IsaMachine: Load<Owned: Sync, Fault: Send> + Registers + Send + Sync + 'static {}
+pub trait IsaMachine:
+    Load<Owned: Send + Sync, Fault: Send> + Registers + Send + Sync + 'static
+{
+}
 
-impl<M: Load<Owned: Sync, Fault: Send> + Registers + Send + Sync + 'static> IsaMachine for M {}
+impl<M: Load<Owned: Send + Sync, Fault: Send> + Registers + Send + Sync + 'static> IsaMachine
+    for M
+{
+}
 
 /// What `Machine.execute` did: the writes in commit order (those that fit
 /// its bound, and the count of all), the registers it changed, how it ended
@@ -421,9 +427,13 @@ pub fn decode_program<A: IsaMachine>(
     data: &Bound<'_, PyAny>,
 ) -> PyResult<A::Owned> {
     if let Ok(s) = data.cast::<pyo3::types::PyString>() {
-        return A::assemble(&s.to_cow()?).map_err(|d| input_error(py, &d));
+        let text = s.to_cow()?;
+        return py
+            .detach(|| A::assemble(&text))
+            .map_err(|d| input_error(py, &d));
     }
-    crate::buffer::with_bytes(data, A::decode)?.map_err(|d| input_error(py, &d))
+    crate::buffer::with_bytes(data, |b| py.detach(|| A::decode(b)))?
+        .map_err(|d| input_error(py, &d))
 }
 
 /// Defines an ISA's `Machine` class around an ISA crate's machine (an

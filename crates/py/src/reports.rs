@@ -289,7 +289,7 @@ impl Verdict {
     /// as it is now).
     fn details(&self, py: Python<'_>) -> PyResult<Validation> {
         let isa = find_isa(py, self.isa)?;
-        let v = with_bytes(self.data.bind(py), |b| isa.validate(b))?.or_input(py)?;
+        let v = with_bytes(self.data.bind(py), |b| py.detach(|| isa.validate(b)))?.or_input(py)?;
         Ok(Validation(v))
     }
     fn __bool__(&self) -> bool {
