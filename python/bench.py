@@ -12,7 +12,9 @@
   iterated in Python, target >= 1.5x;
 - the wall time of two threads each running `q7.check` on a 10^6-bundle
   stream against one thread running it once (the call releases the GIL, so
-  on two cores the two overlap), target <= 1.3x.
+  on two cores the two overlap), target <= 1.3x, judged when the host's load
+  average is at most its core count (other work on the cores leaves the two
+  threads nothing to overlap on).
 
 Prints one line per figure and exits 1 when a target is missed."""
 
@@ -132,9 +134,16 @@ def two_threads() -> bool:
         t1 = min(t1, 1 / best_rate(1, one, rounds=1))
         t2 = min(t2, 1 / best_rate(1, two, rounds=1))
     wall = t2 / t1
-    ok = wall <= 1.3
+    # Two threads overlap only on two free cores: on a host that other work
+    # keeps busy (a load average above its core count) the figure is shown
+    # but not judged.
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    judged = load <= cores
+    ok = wall <= 1.3 or not judged
+    verdict = "" if wall <= 1.3 else "  MISSED" if judged else \
+        f"  (not judged: load average {load:.1f} on {cores} cores)"
     print(f"q7.check in two threads (10^6 bundles each): {t2 * 1e3:.1f} ms wall; one thread "
-          f"{t1 * 1e3:.1f} ms; {wall:.2f}x (target <= 1.3x){'' if ok else '  MISSED'}")
+          f"{t1 * 1e3:.1f} ms; {wall:.2f}x (target <= 1.3x){verdict}")
     return ok
 
 
