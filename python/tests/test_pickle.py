@@ -98,6 +98,7 @@ def make_all() -> List[Tuple[str, object]]:
         ("Fault", fault_of_execute()),
         ("Fault of a read", caught(lambda: xstore.Memory(REGIONS).read(0x23ff, 2))),
         ("Error", xstore.Error("something")),
+        ("Unit", xstore.Cosim(ROOT / "examples/neuron/store_u8_imm.toml").step()),
     ]
 
 
@@ -128,7 +129,7 @@ def test_every_class_is_covered() -> None:
     assert classes >= {
         "Explanation", "Field", "Validation", "Check", "Finding", "Run", "FaultInfo", "Expect",
         "Verdict", "Effects", "neuron.Instruction", "pto.Instruction", "q7.Instruction", "pto.Tile",
-        "_errors.Location", "_errors.InputError", "_errors.Fault", "_errors.Error",
+        "Unit", "_errors.Location", "_errors.InputError", "_errors.Fault", "_errors.Error",
     }, classes
 
 

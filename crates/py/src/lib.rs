@@ -54,6 +54,7 @@ fn restore(py: Python<'_>, kind: &str, state: &Bound<'_, PyAny>) -> PyResult<Py<
         q7::Instruction::KIND => make::<q7::Instruction>(py, state),
         scenario::Scenario::KIND => make::<scenario::Scenario>(py, state),
         cover::Coverage::KIND => make::<cover::Coverage>(py, state),
+        cosim::Unit::KIND => make::<cosim::Unit>(py, state),
         _ => Err(bad_state(format!("no class `{kind}`"))),
     }
 }
