@@ -1,9 +1,11 @@
-"""Every public object has a docstring; the Python examples of README.md,
-docs/python.md and docs/verify.md run and print what they show."""
+"""Every public object has a docstring; the examples in docstrings (`>>>`)
+and the Python examples of README.md, docs/python.md and docs/verify.md run
+and print what they show."""
 
 from __future__ import annotations
 
 import contextlib
+import doctest
 import inspect
 import io
 import os
@@ -51,6 +53,52 @@ def test_every_public_object_has_a_docstring() -> None:
                         missing.append(f"{mod.__name__}.{name}.{attr}")
     assert seen > 100
     assert missing == []
+
+
+def docstrings() -> Iterator[Tuple[str, str]]:
+    """Every public object's docstring, and its members', by qualified name."""
+    seen = set()
+    for mod in (xstore, xstore.neuron, xstore.pto, xstore.q7):
+        for name, obj in public(mod):
+            if isinstance(obj, (types.ModuleType, str)) or name == "annotations":
+                continue
+            members = [(f"{mod.__name__}.{name}", obj)]
+            if inspect.isclass(obj):
+                members += [(f"{mod.__name__}.{name}.{a}", m) for a, m in vars(obj).items()
+                            if not a.startswith("_")]
+            for qual, member in members:
+                doc = getattr(member, "__doc__", None) or ""
+                if id(member) not in seen and doc.strip():
+                    seen.add(id(member))
+                    yield qual, doc
+
+
+DOCSTRING_EXAMPLES = [(q, d) for q, d in docstrings() if ">>>" in d]
+
+
+@pytest.mark.parametrize("name,doc", DOCSTRING_EXAMPLES, ids=[q for q, _ in DOCSTRING_EXAMPLES])
+def test_docstring_examples_print_what_they_show(name: str, doc: str) -> None:
+    test = doctest.DocTestParser().get_doctest(inspect.cleandoc(doc), {}, name, None, 0)
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        runner.run(test, out=out.write)
+    finally:
+        os.chdir(cwd)
+    assert runner.failures == 0, out.getvalue()
+
+
+def test_the_main_entry_points_carry_an_example() -> None:
+    with_example = {q for q, _ in DOCSTRING_EXAMPLES}
+    want = {"xstore.Instruction", "xstore.InputError", "xstore.asm", "xstore.disasm",
+            "xstore.explain", "xstore.validate", "xstore.run", "xstore.lint", "xstore.Memory",
+            "xstore.neuron.decode", "xstore.neuron.decode_into", "xstore.neuron.check",
+            "xstore.neuron.Machine", "xstore.pto.decode", "xstore.pto.Machine.tile",
+            "xstore.pto.Tile", "xstore.q7.decode", "xstore.q7.assemble", "xstore.Fault",
+            "xstore.isa_names", "xstore.gen", "xstore.campaign"}
+    assert want <= with_example, sorted(want - with_example)
 
 
 def python_blocks(path: str) -> List[Tuple[int, str]]:

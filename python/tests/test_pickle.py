@@ -42,10 +42,15 @@ def effects() -> List[Tuple[str, object]]:
     p.set_shared(5, dtype="U8", capacity=128, cols=16, valid_rows=1, valid_cols=4,
                  published=False)
     pending = p.execute(xstore.asm("pto", "BSTART.TSTORE U8; B.IOS S5, mask=1111; BSTOP"))
+    p.set_shared(6, dtype="S8", capacity=128, cols=16, valid_rows=2, valid_cols=3,
+                 data=[1, -2, 3, -4, 5, -6], undefined=[2])
+    shared, local = p.shared(6), p.shared(5)
+    assert shared is not None and local is not None
     n = neuron.Machine()
     truncated = n.execute(xstore.asm("neuron", STORE_U16) * 50, keep_bytes=100)
     assert truncated.truncated and pending.outcome == "pending" and valign.regs
-    return [("Effects", valign), ("Effects pending", pending), ("Effects truncated", truncated)]
+    return [("Effects", valign), ("Effects pending", pending), ("Effects truncated", truncated),
+            ("pto.Tile", shared), ("pto.Tile unpublished", local)]
 
 
 def make_all() -> List[Tuple[str, object]]:
@@ -93,6 +98,7 @@ def make_all() -> List[Tuple[str, object]]:
         ("Fault", fault_of_execute()),
         ("Fault of a read", caught(lambda: xstore.Memory(REGIONS).read(0x23ff, 2))),
         ("Error", xstore.Error("something")),
+        ("Unit", xstore.Cosim(ROOT / "examples/neuron/store_u8_imm.toml").step()),
     ]
 
 
@@ -122,8 +128,8 @@ def test_every_class_is_covered() -> None:
                for _, obj in ALL}
     assert classes >= {
         "Explanation", "Field", "Validation", "Check", "Finding", "Run", "FaultInfo", "Expect",
-        "Verdict", "Effects", "neuron.Instruction", "pto.Instruction", "q7.Instruction",
-        "_errors.Location", "_errors.InputError", "_errors.Fault", "_errors.Error",
+        "Verdict", "Effects", "neuron.Instruction", "pto.Instruction", "q7.Instruction", "pto.Tile",
+        "Unit", "_errors.Location", "_errors.InputError", "_errors.Fault", "_errors.Error",
     }, classes
 
 

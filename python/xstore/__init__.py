@@ -5,7 +5,8 @@ functions; embed an ISA with ``xstore.neuron``, ``xstore.pto``, ``xstore.q7``
 (``decode``, ``check``, ``Machine``) and ``xstore.Memory``. The verification
 kit: ``gen`` (generated scenarios), ``coverage``, ``Cosim`` (lockstep),
 ``compare`` and ``trace`` (unit traces), and ``campaign`` over any
-``concurrent.futures.Executor``.
+``concurrent.futures.Executor``. ``xstore.Instruction`` is the interface the
+three ISAs' instruction classes share.
 
 Every function calls the Rust library; the results are the command line's
 JSON as Python objects (``to_dict()`` gives that JSON)."""
@@ -14,10 +15,12 @@ from __future__ import annotations
 
 from . import _native
 from ._errors import Error, Fault, InputError, Location, Mismatch
+from ._instruction import Instruction
 from ._native import (
     Check,
     Cosim,
     Coverage,
+    DecodeInto,
     Effects,
     Expect,
     Explanation,
@@ -55,6 +58,7 @@ __all__ = [
     "Check",
     "Cosim",
     "Coverage",
+    "DecodeInto",
     "Effects",
     "Error",
     "Expect",
@@ -66,6 +70,7 @@ __all__ = [
     "Finding",
     "Gen",
     "InputError",
+    "Instruction",
     "Location",
     "Match",
     "Memory",

@@ -48,11 +48,20 @@ def _rebuild(cls: Type[Error], args: Tuple[Any, ...], state: Dict[str, Any]) -> 
     return e
 
 
-class InputError(Error):
+class InputError(Error, ValueError):
     """Bad text, bytes or scenario. ``str(e)`` is the command line's one-line
     message (``file:line:col: error: …``); ``.kind``, ``.message``,
     ``.location``, ``.rule``, ``.expected``, ``.hint`` and ``.provenance`` are
-    its parts (the JSON error object of ``--json``)."""
+    its parts (the JSON error object of ``--json``). It is a ``ValueError``
+    too, as a decoder's bad input is elsewhere in Python.
+
+    >>> import xstore
+    >>> try:
+    ...     xstore.disasm("neuron", bytes(70))
+    ... except ValueError as e:
+    ...     print(type(e).__name__, e.location.offset)
+    InputError 64
+    """
 
     def __init__(
         self,
@@ -84,7 +93,20 @@ class Fault(Error):
     ``.address`` the first failing byte (or None), ``.instruction`` the
     faulting instruction's index (PTO: block; None outside execution),
     ``.code`` the ISA's numeric code where it has one, and ``.effects`` what
-    the completed instructions did (an ``Effects``, or None)."""
+    the completed instructions did (an ``Effects``, or None).
+
+    It is not a ``ValueError``: the input was good, and the fault is what the
+    modelled machine does with it (a golden model's answer to compare with,
+    not an error in the call), so an ``except ValueError`` around bad input
+    never swallows one.
+
+    >>> import xstore
+    >>> try:
+    ...     xstore.Memory([(0, 0x10, "rw")]).read(0x10, 1)
+    ... except xstore.Fault as f:
+    ...     print(f.kind, hex(f.address), isinstance(f, ValueError))
+    unmapped 0x10 False
+    """
 
     def __init__(
         self,

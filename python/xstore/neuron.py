@@ -10,7 +10,8 @@ from ._native import neuron as _m
 Instruction = _m.Instruction
 Machine = _m.Machine
 decode = _m.decode
+decode_into = _m.decode_into
 check = _m.check
 rust_check_rate = _m.rust_check_rate
 
-__all__ = ["Instruction", "Machine", "rust_check_rate", "check", "decode"]
+__all__ = ["Instruction", "Machine", "rust_check_rate", "check", "decode", "decode_into"]

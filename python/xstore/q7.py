@@ -10,7 +10,8 @@ from ._native import q7 as _m
 Instruction = _m.Instruction
 Machine = _m.Machine
 decode = _m.decode
+decode_into = _m.decode_into
 check = _m.check
 assemble = _m.assemble
 
-__all__ = ["Instruction", "Machine", "assemble", "check", "decode"]
+__all__ = ["Instruction", "Machine", "assemble", "check", "decode", "decode_into"]

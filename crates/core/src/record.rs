@@ -8,10 +8,10 @@
 use crate::report::{Exec, FaultReport, RegReport, WriteRecord};
 use crate::scenario::Outcome;
 use crate::stream::{StepEvent, WriteSink};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How far a unit got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UnitStatus {
     /// It completed (a PTO block with PE mask 0000 completes with no
@@ -38,8 +38,9 @@ impl UnitStatus {
     }
 }
 
-/// One unit of the program and its effects.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One unit of the program and its effects (read back, `Deserialize`, by
+/// the Python package's pickles).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnitRecord {
     /// Its place in the program, from 0 (a PTO block's index among blocks).
     pub index: usize,

@@ -172,6 +172,20 @@ impl Machine {
         self.state.put_shared(id, tile)
     }
 
+    /// PE `pe`'s Local tile register `reg` (`T#1` … `N#16`, or `T1`): the
+    /// tile it holds, or None when it holds none; a `pe` or `reg` that names
+    /// no register is the error `set_tile` gives.
+    pub fn tile_at(&self, pe: usize, reg: &str) -> Result<Option<&Tile>, TileError> {
+        let code = local_code(pe, reg)?;
+        Ok(self.local(pe, code))
+    }
+
+    /// Shared tile `id` (0..=63): the tile, or None when it is not allocated;
+    /// an `id` out of range is the error `set_shared` gives.
+    pub fn shared_at(&self, id: usize) -> Result<Option<&Tile>, TileError> {
+        Ok(self.shared(shared_id(id)?))
+    }
+
     /// Set PE `pe`'s Local tile register `reg` (`T#1` … `N#16`, or `T1`) from
     /// the scenario keys' values; returns the tile that was there.
     pub fn set_tile(
@@ -180,20 +194,7 @@ impl Machine {
         reg: &str,
         spec: &TileSpec<'_>,
     ) -> Result<Option<Tile>, TileError> {
-        if pe >= NUM_PES {
-            return Err(tile_err(
-                TileKey::Value("pe"),
-                Diagnostic::range(format!("`pe` = {pe} is out of range"))
-                    .expected(format!("0..={}", NUM_PES - 1)),
-            ));
-        }
-        let code = tables::tile_by_name(reg).ok_or_else(|| {
-            tile_err(
-                TileKey::Value("reg"),
-                Diagnostic::range(format!("`reg` = \"{reg}\" is not a Local tile register"))
-                    .expected("T#1..T#16, U#1..U#16, M#1..M#16, N#1..N#16"),
-            )
-        })?;
+        let code = local_code(pe, reg)?;
         let tile = build_tile(spec, false)?;
         Ok(self.set_local(pe, code, Some(tile)))
     }
@@ -206,16 +207,10 @@ impl Machine {
         published: bool,
         spec: &TileSpec<'_>,
     ) -> Result<Option<Tile>, TileError> {
-        if id >= SHARED_TILES {
-            return Err(tile_err(
-                TileKey::Value("id"),
-                Diagnostic::range(format!("`id` = {id} is out of range"))
-                    .expected(format!("0..={}", SHARED_TILES - 1)),
-            ));
-        }
+        let id = shared_id(id)?;
         let mut tile = build_tile(spec, true)?;
         tile.set_published(published);
-        Ok(self.set_shared_tile(id as u8, Some(tile)))
+        Ok(self.set_shared_tile(id, Some(tile)))
     }
 
     /// Take every block through the staged commit (one transaction per
@@ -252,6 +247,36 @@ impl Machine {
     pub(crate) fn state(&self) -> &State {
         &self.state
     }
+}
+
+/// The code of PE `pe`'s Local tile register `reg`, or the key that is wrong.
+fn local_code(pe: usize, reg: &str) -> Result<u8, TileError> {
+    if pe >= NUM_PES {
+        return Err(tile_err(
+            TileKey::Value("pe"),
+            Diagnostic::range(format!("`pe` = {pe} is out of range"))
+                .expected(format!("0..={}", NUM_PES - 1)),
+        ));
+    }
+    tables::tile_by_name(reg).ok_or_else(|| {
+        tile_err(
+            TileKey::Value("reg"),
+            Diagnostic::range(format!("`reg` = \"{reg}\" is not a Local tile register"))
+                .expected("T#1..T#16, U#1..U#16, M#1..M#16, N#1..N#16"),
+        )
+    })
+}
+
+/// Shared tile `id` checked to be one (0..=63).
+fn shared_id(id: usize) -> Result<u8, TileError> {
+    if id >= SHARED_TILES {
+        return Err(tile_err(
+            TileKey::Value("id"),
+            Diagnostic::range(format!("`id` = {id} is out of range"))
+                .expected(format!("0..={}", SHARED_TILES - 1)),
+        ));
+    }
+    Ok(id as u8)
 }
 
 /// A tile from the scenario keys' values.

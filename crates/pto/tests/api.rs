@@ -144,6 +144,15 @@ fn tiles_are_set_from_the_scenario_keys_values() {
         m.set_shared(64, true, &shared).unwrap_err().at,
         TileKey::Value("id")
     );
+    // Read back by the same addressing, with the same errors.
+    let t = m.tile_at(1, "u2").unwrap();
+    assert!(t.is_some() && t == m.local(1, 17));
+    assert!(m.tile_at(1, "T#1").unwrap().is_none());
+    assert_eq!(m.tile_at(4, "T#1").unwrap_err().at, TileKey::Value("pe"));
+    assert_eq!(m.tile_at(0, "T#0").unwrap_err().at, TileKey::Value("reg"));
+    assert!(!m.shared_at(63).unwrap().unwrap().published());
+    assert!(m.shared_at(0).unwrap().is_none());
+    assert_eq!(m.shared_at(64).unwrap_err().at, TileKey::Value("id"));
 }
 
 #[test]

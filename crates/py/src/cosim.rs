@@ -5,6 +5,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{py_to_json, reg_from_py, reg_to_py, to_py, OrInput};
+use crate::pickle::{from_json, json_hash, json_state, reduce, Pickled, Reduced};
 use crate::reports::{find_isa, load, FaultInfo};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -75,8 +76,27 @@ pub fn mismatch(py: Python<'_>, d: &Divergence) -> PyErr {
 #[pyclass(module = "xstore", frozen)]
 pub struct Unit(UnitRecord);
 
+impl Pickled for Unit {
+    const KIND: &'static str = "Unit";
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_state(py, &self.0)
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Unit(from_json(state)?))
+    }
+}
+
 #[pymethods]
 impl Unit {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(self, py)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        json_hash(&self.0)
+    }
     /// The unit's place in the program, from 0 (PTO: among blocks).
     #[getter]
     fn index(&self) -> usize {
@@ -149,7 +169,7 @@ impl Match {
             .is_ok_and(|o| (o.get().units, o.get().bytes) == (self.units, self.bytes))
     }
     fn __hash__(&self) -> u64 {
-        crate::pickle::json_hash(&(self.units, self.bytes))
+        json_hash(&(self.units, self.bytes))
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let cls = py.import("xstore._native")?.getattr("Match")?;

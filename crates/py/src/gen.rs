@@ -125,6 +125,13 @@ fn shard_of(py: Python<'_>, shard: Option<&Bound<'_, PyAny>>) -> PyResult<Shard>
 /// (the ISA's defaults); `shard` is `"K/N"` or `(K, N)`, the indices `i`
 /// with `i % N == K - 1`. An iterator: each scenario is generated when
 /// asked for.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [s.name for s in xstore.gen("neuron", seed=5, count=3)]
+/// ['neuron-5-000000', 'neuron-5-000001', 'neuron-5-000002']
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (isa, seed=1, count=1, *, config=None, shard=None))]
 pub fn gen(

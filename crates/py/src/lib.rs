@@ -9,6 +9,7 @@ mod conv;
 mod cosim;
 mod cover;
 mod gen;
+mod inst;
 mod log;
 mod machine;
 mod memory;
@@ -18,6 +19,7 @@ mod pto;
 mod q7;
 mod reports;
 mod scenario;
+mod tile;
 
 use pickle::{bad_state, Pickled};
 use pyo3::prelude::*;
@@ -48,9 +50,11 @@ fn restore(py: Python<'_>, kind: &str, state: &Bound<'_, PyAny>) -> PyResult<Py<
         machine::Effects::KIND => make::<machine::Effects>(py, state),
         neuron::Instruction::KIND => make::<neuron::Instruction>(py, state),
         pto::Instruction::KIND => make::<pto::Instruction>(py, state),
+        tile::Tile::KIND => make::<tile::Tile>(py, state),
         q7::Instruction::KIND => make::<q7::Instruction>(py, state),
         scenario::Scenario::KIND => make::<scenario::Scenario>(py, state),
         cover::Coverage::KIND => make::<cover::Coverage>(py, state),
+        cosim::Unit::KIND => make::<cosim::Unit>(py, state),
         _ => Err(bad_state(format!("no class `{kind}`"))),
     }
 }
@@ -67,6 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cosim::register(m)?;
     memory::register(m)?;
     machine::register(m)?;
+    inst::register(m)?;
     let py = m.py();
     for (name, reg) in [
         (

@@ -110,6 +110,16 @@ impl WriteLog {
         self.bytes - (self.buf.len() as u64 - HEAD as u64 * self.kept)
     }
 
+    /// The kept writes as the JSON's write records (`addr`, `hex`).
+    pub fn records(&self) -> Vec<xstore_core::report::WriteRecord> {
+        self.iter()
+            .map(|(addr, b)| xstore_core::report::WriteRecord {
+                addr,
+                hex: xstore_core::hex::encode(b),
+            })
+            .collect()
+    }
+
     /// The kept writes as a list of `(addr, bytes)`.
     pub fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.iter().map(|(a, b)| (a, PyBytes::new(py, b))))

@@ -20,10 +20,17 @@ use xstore_core::report::RegReport;
 use xstore_core::step::{Cursor, Load, Registers, Stop, UnitFault};
 use xstore_core::Diagnostic;
 
-/// A machine of an ISA crate as the Python classes drive it.
-pub trait IsaMachine: Load + Registers + Send + Sync + 'static {}
+/// A machine of an ISA crate as the Python classes drive it: it, its
+/// program and its faults cross to a thread without the GIL.
+pub trait IsaMachine:
+    Load<Owned: Send + Sync, Fault: Send> + Registers + Send + Sync + 'static
+{
+}
 
-impl<M: Load + Registers + Send + Sync + 'static> IsaMachine for M {}
+impl<M: Load<Owned: Send + Sync, Fault: Send> + Registers + Send + Sync + 'static> IsaMachine
+    for M
+{
+}
 
 /// What `Machine.execute` did: the writes in commit order (those that fit
 /// its bound, and the count of all), the registers it changed, how it ended
@@ -152,6 +159,31 @@ impl Effects {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+    /// The call as `xstore run --json` reports a run (`outcome`, `executed`,
+    /// `fault` None, `regs` changed, `warnings`, the kept `writes`, no
+    /// `dump` or `expect`), with the write counts: `write_count`,
+    /// `bytes_written`, `writes_omitted`, `bytes_omitted`, `truncated`.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let exec = xstore_core::report::Exec {
+            outcome: if self.outcome == "pending" {
+                xstore_core::scenario::Outcome::Pending
+            } else {
+                xstore_core::scenario::Outcome::Ok
+            },
+            warnings: self.warnings.clone(),
+            regs: self.regs.clone(),
+            ..xstore_core::report::Exec::ok(self.executed)
+        };
+        let r = xstore_core::report::RunReport::new(&exec, None, self.log.records(), Vec::new());
+        let d = crate::conv::to_py(py, &r)?;
+        let b = d.bind(py);
+        b.set_item("write_count", self.log.writes())?;
+        b.set_item("bytes_written", self.log.bytes())?;
+        b.set_item("writes_omitted", self.log.writes_omitted())?;
+        b.set_item("bytes_omitted", self.log.bytes_omitted())?;
+        b.set_item("truncated", self.log.writes_omitted() > 0)?;
+        Ok(d)
+    }
     fn __repr__(&self) -> String {
         format!(
             "Effects(outcome={:?}, executed={}, writes={}{}, regs changed={})",
@@ -262,7 +294,8 @@ pub fn machine_memory(
 /// remove hooks while they are called (the change counts from the next unit).
 fn hooks_of(py: Python<'_>, memory: &Py<Memory>) -> Vec<Py<PyAny>> {
     memory
-        .borrow(py)
+        .bind(py)
+        .borrow()
         .hooks
         .iter()
         .map(|(_, h)| h.clone_ref(py))
@@ -284,6 +317,24 @@ fn call_hooks(py: Python<'_>, hooks: &[Py<PyAny>], unit: &WriteLog) -> PyResult<
 /// `KeyboardInterrupt` within this many units of it.
 const SIGNAL_EVERY: usize = 4096;
 
+/// Units of a run without hooks, stepped without the GIL (so other Python
+/// threads run meanwhile): up to the next look for a signal, or to the
+/// first unit that does not retire; the last step's result.
+fn unhooked<A: IsaMachine>(
+    cursor: &mut Cursor<A::Fault>,
+    arch: &mut A,
+    prog: &A::Program,
+    mem: &mut xstore_core::Memory,
+    log: &mut WriteLog,
+) -> Option<(usize, bool)> {
+    loop {
+        let s = cursor.step(arch, prog, mem, log);
+        if !matches!(s, Some((_, true))) || cursor.next_index() % SIGNAL_EVERY == SIGNAL_EVERY - 1 {
+            return s;
+        }
+    }
+}
+
 /// Execute `prog` on the machine `slf` through the stepping layer's
 /// [`Cursor`]: unit by unit until the end, a fault or a pending unit. The
 /// writes are kept in a [`WriteLog`] of `keep` bytes. When the memory has
@@ -304,7 +355,7 @@ where
     A: IsaMachine,
 {
     let py = slf.py();
-    let snap = arch(&mut slf.borrow_mut()).snapshot();
+    let snap = arch(&mut *slf.try_borrow_mut()?).snapshot();
     let mut log = WriteLog::new(keep);
     let mut unit = WriteLog::new(usize::MAX);
     let mut cursor = Cursor::new();
@@ -313,12 +364,15 @@ where
             // Between two units: the state is as the completed ones left it.
             py.check_signals()?;
         }
-        // Neither the machine nor the memory stays borrowed past the step.
+        // Neither the machine nor the memory stays borrowed past the step
+        // (without hooks: past the units up to the next look for a signal).
         let (stepped, hooked) = {
-            let mut me = slf.borrow_mut();
-            let mut mem = memory.borrow_mut(py);
+            // A machine or memory in use by another thread: RuntimeError.
+            let mut me = slf.try_borrow_mut()?;
+            let mut mem = memory.bind(py).try_borrow_mut()?;
             if mem.hooks.is_empty() {
-                let s = cursor.step(arch(&mut me), prog.borrow(), &mut mem.mem, &mut log);
+                let (a, m) = (arch(&mut me), &mut mem.mem);
+                let s = py.detach(|| unhooked(&mut cursor, a, prog.borrow(), m, &mut log));
                 (s, false)
             } else {
                 unit.clear();
@@ -338,7 +392,7 @@ where
         }
     }
     let mut regs = Vec::new();
-    arch(&mut slf.borrow_mut()).changed(&snap, &mut regs);
+    arch(&mut *slf.try_borrow_mut()?).changed(&snap, &mut regs);
     let out = cursor.finish();
     let mut fx = Effects {
         log,
@@ -373,9 +427,13 @@ pub fn decode_program<A: IsaMachine>(
     data: &Bound<'_, PyAny>,
 ) -> PyResult<A::Owned> {
     if let Ok(s) = data.cast::<pyo3::types::PyString>() {
-        return A::assemble(&s.to_cow()?).map_err(|d| input_error(py, &d));
+        let text = s.to_cow()?;
+        return py
+            .detach(|| A::assemble(&text))
+            .map_err(|d| input_error(py, &d));
     }
-    crate::buffer::with_bytes(data, A::decode)?.map_err(|d| input_error(py, &d))
+    crate::buffer::with_bytes(data, |b| py.detach(|| A::decode(b)))?
+        .map_err(|d| input_error(py, &d))
 }
 
 /// Defines an ISA's `Machine` class around an ISA crate's machine (an
@@ -442,7 +500,7 @@ macro_rules! machine_class {
             fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>, keep_bytes: usize) -> PyResult<$crate::machine::Effects> {
                 let py = slf.py();
                 let prog = $crate::machine::decode_program::<$arch>(py, data)?;
-                let memory = slf.borrow().memory.clone_ref(py);
+                let memory = slf.try_borrow()?.memory.clone_ref(py);
                 $crate::machine::drive(slf, &prog, |c: &mut Self| &mut c.arch, &memory, keep_bytes)
             }
             $($extra)*

@@ -11,6 +11,15 @@ use xstore_core::{Access, Diagnostic, MemoryMap, Region};
 /// never-written bytes read as 0. Pass it to several machines to share it;
 /// `on_write(fn)` calls `fn(addr, data)` once per committed write, in commit
 /// order, after the write is in memory.
+///
+/// ```text
+/// >>> import xstore
+/// >>> mem = xstore.Memory([(0x1000, 0x100, "rw")])
+/// >>> mem.write(0x1000, b"\x01\x02")
+/// >>> mem.read(0x1000, 3)
+/// b'\x01\x02\x00'
+///
+/// ```
 #[pyclass(module = "xstore")]
 pub struct Memory {
     pub mem: xstore_core::Memory,

@@ -2,6 +2,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::OrInput;
+use crate::inst::Key;
 use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
@@ -13,8 +14,9 @@ use xstore_neuron::Instruction as Inst;
 const INST_LEN: usize = 64;
 
 /// One 64-byte Neuron instruction (TensorStore, TensorLoad, a pseudo form or
-/// a recognised but not modelled opcode).
-#[pyclass(name = "Instruction", module = "xstore.neuron", frozen)]
+/// a recognised but not modelled opcode). Equal, and of equal hash, when
+/// their bytes are; `repr` is the `decode` call that makes it again.
+#[pyclass(name = "Instruction", module = "xstore.neuron")]
 pub struct Instruction(pub Inst);
 
 impl Pickled for Instruction {
@@ -35,12 +37,18 @@ impl Pickled for Instruction {
     }
 }
 
+impl Instruction {
+    fn key(&self) -> Key {
+        Key::Bytes(self.0.encode().to_vec())
+    }
+}
+
 #[pymethods]
 impl Instruction {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(self, py)
     }
-    /// The instruction's 64 bytes.
+    /// The instruction's 64 bytes (also `bytes(i)`).
     fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.encode())
     }
@@ -65,49 +73,99 @@ impl Instruction {
     /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        let d = pyo3::types::PyDict::new(py);
-        for f in self.0.explain().fields {
-            d.set_item(f.name, f.raw)?;
-        }
-        Ok(d)
+        crate::inst::fields(py, self.0.explain())
     }
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         self.encode(py)
     }
+    fn __copy__(&self) -> Instruction {
+        Instruction(self.0)
+    }
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Instruction {
+        self.__copy__()
+    }
     fn __str__(&self) -> String {
         self.0.to_string()
     }
-    fn __repr__(&self) -> String {
-        format!("<xstore.neuron.Instruction {}>", self.0)
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        self.key().repr(py, "neuron")
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<Instruction>()
-            .is_ok_and(|o| o.get().0.encode() == self.0.encode())
+        other.cast::<Instruction>().is_ok_and(|o| {
+            o.try_borrow()
+                .is_ok_and(|o| o.0.encode() == self.0.encode())
+        })
     }
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.encode().hash(&mut h);
-        h.finish()
+        self.key().hash()
     }
 }
 
 /// Decode a stream of 64-byte instructions (bytes-like) in one call.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> [i] = xstore.neuron.decode(b)
+/// >>> hex(i.opcode), i == xstore.neuron.decode(bytearray(b))[0]
+/// ('0xab', True)
+///
+/// ```
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
-    let insts = with_bytes(data, <xstore_neuron::Machine as Load>::decode)?.or_input(py)?;
+    let insts = with_bytes(data, |b| {
+        py.detach(|| <xstore_neuron::Machine as Load>::decode(b))
+    })?
+    .or_input(py)?;
     Ok(insts.into_iter().map(Instruction).collect())
+}
+
+/// Decode a stream as `decode` does, then step through it putting each
+/// instruction into the one object `inst` (a new one when None), which each
+/// step returns: no object per instruction.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> [i.opcode for i in xstore.neuron.decode_into(b * 2)]
+/// [171, 171]
+///
+/// ```
+#[pyfunction]
+#[pyo3(signature = (data, inst=None))]
+fn decode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    inst: Option<Py<Instruction>>,
+) -> PyResult<crate::inst::DecodeInto> {
+    let insts = with_bytes(data, |b| {
+        py.detach(|| <xstore_neuron::Machine as Load>::decode(b))
+    })?
+    .or_input(py)?;
+    Ok(crate::inst::refill(insts, inst, Instruction, |i, u| {
+        i.0 = u
+    }))
 }
 
 /// Decode and validate a stream in one call, without a Python object per
 /// check: a `Verdict` with the instruction count and the indices of the
 /// invalid instructions (`.details()` gives every check).
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> v = xstore.neuron.check(b * 3)
+/// >>> v.count, v.valid
+/// (3, True)
+///
+/// ```
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     let (n, invalid) = with_bytes(data, |b| {
-        let mut invalid = Vec::new();
-        xstore_neuron::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+        py.detach(|| {
+            let mut invalid = Vec::new();
+            xstore_neuron::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+        })
     })?
     .or_input(py)?;
     Ok(crate::reports::verdict(data, "neuron", n, invalid))
@@ -140,13 +198,17 @@ crate::machine_class!(
     xstore_neuron::Machine,
     xstore_neuron::isa(),
     "The Neuron sequencer: registers r0..r63 (32 bits) and a memory (the \
-     profile's SBUF and PSUM windows by default).",
+     profile's SBUF and PSUM windows by default).\n\n```text\n>>> import xstore\n\
+     >>> m = xstore.neuron.Machine()\n>>> m.regs[\"r5\"] = 7\n\
+     >>> m.execute(\"tensor_store.u8 [0x10], num_elem=(1,1), reg=(r5)\").writes\n\
+     [(16, b'\\x07')]\n\n```",
     xstore_neuron::Machine::new(),
     {}
 );
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(rust_check_rate, m)?)?;
     m.add_class::<Instruction>()?;

@@ -3,6 +3,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, OrInput};
+use crate::inst::Key;
 use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
@@ -11,7 +12,9 @@ use xstore_core::Diagnostic;
 use xstore_pto::{TileSpec, Word};
 
 /// One PTO command word (a TSTORE is a block of them, BSTART … BSTOP).
-#[pyclass(name = "Instruction", module = "xstore.pto", frozen)]
+/// Equal, and of equal hash, when their bytes are; `repr` is the `decode`
+/// call that makes it again.
+#[pyclass(name = "Instruction", module = "xstore.pto")]
 pub struct Instruction(pub Word);
 
 impl Pickled for Instruction {
@@ -32,18 +35,18 @@ impl Pickled for Instruction {
     }
 }
 
+impl Instruction {
+    fn key(&self) -> Key {
+        Key::Bytes(self.0.encode().to_vec())
+    }
+}
+
 #[pymethods]
 impl Instruction {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(self, py)
     }
-    fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.encode().hash(&mut h);
-        h.finish()
-    }
-    /// The word's bytes (2 or 4, little-endian as in memory).
+    /// The word's bytes (2 or 4, little-endian as in memory; also `bytes(i)`).
     fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.encode())
     }
@@ -71,35 +74,67 @@ impl Instruction {
     /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        let d = pyo3::types::PyDict::new(py);
-        for f in self.0.explain().fields {
-            d.set_item(f.name, f.raw)?;
-        }
-        Ok(d)
+        crate::inst::fields(py, self.0.explain())
     }
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         self.encode(py)
     }
+    fn __copy__(&self) -> Instruction {
+        Instruction(self.0)
+    }
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Instruction {
+        self.__copy__()
+    }
     fn __str__(&self) -> String {
         self.0.to_string()
     }
-    fn __repr__(&self) -> String {
-        format!("<xstore.pto.Instruction {}>", self.0)
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        self.key().repr(py, "pto")
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<Instruction>()
-            .is_ok_and(|o| o.get().0 == self.0)
+        other.cast::<Instruction>().is_ok_and(|o| {
+            o.try_borrow()
+                .is_ok_and(|o| o.0.encode() == self.0.encode())
+        })
+    }
+    fn __hash__(&self) -> u64 {
+        self.key().hash()
     }
 }
 
 /// Decode a stream of command words (bytes-like) in one call.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP")
+/// >>> [w.text for w in xstore.pto.decode(b)]
+/// ['BSTART.TSTORE U8', 'B.IOT T#1, mask=1000, last', 'BSTOP']
+///
+/// ```
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
-    let words = with_bytes(data, xstore_pto::decode)?
+    let words = with_bytes(data, |b| py.detach(|| xstore_pto::decode(b)))?
         .map_err(Diagnostic::from)
         .or_input(py)?;
     Ok(words.into_iter().map(Instruction).collect())
+}
+
+/// Decode a stream as `decode` does, then step through it putting each
+/// command word into the one object `inst` (a new one when None), which
+/// each step returns: no object per word.
+#[pyfunction]
+#[pyo3(signature = (data, inst=None))]
+fn decode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    inst: Option<Py<Instruction>>,
+) -> PyResult<crate::inst::DecodeInto> {
+    let words = with_bytes(data, |b| py.detach(|| xstore_pto::decode(b)))?
+        .map_err(Diagnostic::from)
+        .or_input(py)?;
+    Ok(crate::inst::refill(words, inst, Instruction, |i, u| {
+        i.0 = u
+    }))
 }
 
 /// Decode and validate a stream in one call: a `Verdict` over its blocks
@@ -107,8 +142,10 @@ fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>>
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     let (n, invalid) = with_bytes(data, |b| {
-        let mut invalid = Vec::new();
-        xstore_pto::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+        py.detach(|| {
+            let mut invalid = Vec::new();
+            xstore_pto::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+        })
     })?
     .or_input(py)?;
     Ok(crate::reports::verdict(data, "pto", n, invalid))
@@ -218,6 +255,40 @@ crate::machine_class!(
             Ok(())
         }
 
+        /// A copy of PE `pe`'s Local tile register `reg` (`"T#1"` … `"N#16"`,
+        /// as `set_tile` names it), or None when it holds no tile.
+        ///
+        /// ```text
+        /// >>> from xstore import pto
+        /// >>> m = pto.Machine()
+        /// >>> m.set_tile(0, "T#3", dtype="U16", capacity=128, cols=16, valid_rows=1, valid_cols=3,
+        /// ...            data=[7, 8, 9])
+        /// >>> m.tile(0, "T#3").data, m.tile(0, "T#4")
+        /// ([7, 8, 9], None)
+        ///
+        /// ```
+        fn tile(
+            &self,
+            py: Python<'_>,
+            pe: usize,
+            reg: &str,
+        ) -> PyResult<Option<crate::tile::Tile>> {
+            let t = self.arch.tile_at(pe, reg).map_err(|e| tile_error(py, e))?;
+            Ok(t.map(|t| crate::tile::Tile {
+                tile: t.clone(),
+                shared: false,
+            }))
+        }
+
+        /// A copy of Shared tile `id` (0..63), or None when it is not allocated.
+        fn shared(&self, py: Python<'_>, id: usize) -> PyResult<Option<crate::tile::Tile>> {
+            let t = self.arch.shared_at(id).map_err(|e| tile_error(py, e))?;
+            Ok(t.map(|t| crate::tile::Tile {
+                tile: t.clone(),
+                shared: true,
+            }))
+        }
+
         /// Set Shared tile `id` (0..63) from the `[[shared]]` scenario keys,
         /// published or not; `data` and `payload` as for `set_tile`.
         #[pyo3(signature = (id, *, dtype, capacity, cols, valid_rows, valid_cols, published=true, layout=None, location=None, data=None, payload=None, undefined=Vec::new()))]
@@ -253,8 +324,10 @@ crate::machine_class!(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_class::<Instruction>()?;
     m.add_class::<Machine>()?;
+    m.add_class::<crate::tile::Tile>()?;
     Ok(())
 }

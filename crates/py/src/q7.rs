@@ -2,6 +2,7 @@
 
 use crate::buffer::with_bytes;
 use crate::conv::{input_error, OrInput};
+use crate::inst::Key;
 use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
@@ -11,8 +12,10 @@ use xstore_core::Diagnostic;
 use xstore_q7::{Bundle, Misaligned, Options};
 
 /// One Vision-Q7 FLIX bundle (8 bytes; a bundle whose encoding is not public
-/// keeps its bytes and prints as `.byte`).
-#[pyclass(name = "Instruction", module = "xstore.q7", frozen)]
+/// keeps its bytes and prints as `.byte`). Equal, and of equal hash, when
+/// their bytes are (a bundle without public bytes: when its text is);
+/// `repr` is the `decode` (or `assemble`) call that makes it again.
+#[pyclass(name = "Instruction", module = "xstore.q7")]
 pub struct Instruction(pub Bundle);
 
 impl Pickled for Instruction {
@@ -34,18 +37,21 @@ impl Pickled for Instruction {
     }
 }
 
+impl Instruction {
+    fn key(&self) -> Key {
+        Key::of(self.0.encode().ok().map(|b| b.to_vec()), || {
+            self.0.to_string()
+        })
+    }
+}
+
 #[pymethods]
 impl Instruction {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(self, py)
     }
-    fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.to_string().hash(&mut h);
-        h.finish()
-    }
-    /// The bundle's 8 bytes; an InputError for a bundle with no public encoding.
+    /// The bundle's 8 bytes (also `bytes(i)`); an InputError for a bundle
+    /// with no public encoding.
     fn encode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let b = self
             .0
@@ -58,37 +64,90 @@ impl Instruction {
     fn text(&self) -> String {
         self.0.to_string()
     }
-    /// The bundle's bytes field by field (public bytes), else each
-    /// operation's roster facts: one Explanation per item.
-    fn explain(&self) -> Vec<Explanation> {
-        self.0.explain().into_iter().map(Explanation).collect()
+    /// The bundle explained in one: its bytes field by field (public
+    /// bytes), else its operations' roster facts (several operations: their
+    /// rows named `op0.…`, `op1.…`).
+    fn explain(&self) -> Explanation {
+        Explanation(self.0.explain())
+    }
+    /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        crate::inst::fields(py, self.0.explain())
     }
     /// Every check by name.
     fn validate(&self) -> Validation {
         Validation(self.0.validate())
     }
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.encode(py)
+    }
+    fn __copy__(&self) -> Instruction {
+        Instruction(self.0)
+    }
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Instruction {
+        self.__copy__()
+    }
     fn __str__(&self) -> String {
         self.0.to_string()
     }
-    fn __repr__(&self) -> String {
-        format!("<xstore.q7.Instruction {}>", self.0)
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        self.key().repr(py, "q7")
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Instruction>()
-            .is_ok_and(|o| o.get().0.to_string() == self.0.to_string())
+            .is_ok_and(|o| o.try_borrow().is_ok_and(|o| o.key() == self.key()))
+    }
+    fn __hash__(&self) -> u64 {
+        self.key().hash()
     }
 }
 
 /// Decode a stream of 8-byte bundles (bytes-like) in one call.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [b] = xstore.q7.decode(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64"))
+/// >>> b.text, len(bytes(b))
+/// ('IVP_SV2NX8_IP v0, a3, 64', 8)
+///
+/// ```
 #[pyfunction]
 fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>> {
-    let b = with_bytes(data, <xstore_q7::Machine as Load>::decode)?.or_input(py)?;
+    let b = with_bytes(data, |b| {
+        py.detach(|| <xstore_q7::Machine as Load>::decode(b))
+    })?
+    .or_input(py)?;
     Ok(b.into_iter().map(Instruction).collect())
+}
+
+/// Decode a stream as `decode` does, then step through it putting each
+/// bundle into the one object `inst` (a new one when None), which each step
+/// returns: no object per bundle.
+#[pyfunction]
+#[pyo3(signature = (data, inst=None))]
+fn decode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    inst: Option<Py<Instruction>>,
+) -> PyResult<crate::inst::DecodeInto> {
+    let b = with_bytes(data, |b| {
+        py.detach(|| <xstore_q7::Machine as Load>::decode(b))
+    })?
+    .or_input(py)?;
+    Ok(crate::inst::refill(b, inst, Instruction, |i, u| i.0 = u))
 }
 
 /// Assemble text into bundle objects (most bundles have no public bytes, so
 /// this, not `xstore.asm`, is how a Q7 program is built from text).
+///
+/// ```text
+/// >>> import xstore
+/// >>> [i.text for i in xstore.q7.assemble("IVP_ZALIGN u0\nIVP_SAPOS_FP u0, a4")]
+/// ['IVP_ZALIGN u0', 'IVP_SAPOS_FP u0, a4']
+///
+/// ```
 #[pyfunction]
 fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
     Ok(xstore_q7::assemble(text)
@@ -103,8 +162,10 @@ fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     let (n, invalid) = with_bytes(data, |b| {
-        let mut invalid = Vec::new();
-        xstore_q7::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+        py.detach(|| {
+            let mut invalid = Vec::new();
+            xstore_q7::check_stream(b, |i| invalid.push(i)).map(|n| (n, invalid))
+        })
     })?
     .or_input(py)?;
     Ok(crate::reports::verdict(data, "q7", n, invalid))
@@ -148,6 +209,7 @@ crate::machine_class!(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_class::<Instruction>()?;

@@ -289,7 +289,7 @@ impl Verdict {
     /// as it is now).
     fn details(&self, py: Python<'_>) -> PyResult<Validation> {
         let isa = find_isa(py, self.isa)?;
-        let v = with_bytes(self.data.bind(py), |b| isa.validate(b))?.or_input(py)?;
+        let v = with_bytes(self.data.bind(py), |b| py.detach(|| isa.validate(b)))?.or_input(py)?;
         Ok(Validation(v))
     }
     fn __bool__(&self) -> bool {
@@ -297,6 +297,16 @@ impl Verdict {
     }
     fn __len__(&self) -> usize {
         self.count
+    }
+    /// `{"isa", "count", "valid", "invalid"}` (`details().to_dict()` is
+    /// `xstore ISA validate --json` of the stream).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("isa", self.isa)?;
+        d.set_item("count", self.count)?;
+        d.set_item("valid", self.invalid.is_empty())?;
+        d.set_item("invalid", &self.invalid)?;
+        Ok(d)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -396,6 +406,10 @@ impl FaultInfo {
     fn instruction(&self) -> Option<usize> {
         self.0.instruction
     }
+    /// The fault as `xstore run --json` shows it (its `fault` object).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.0)
+    }
     fn __repr__(&self) -> String {
         format!(
             "FaultInfo({:?}, address={})",
@@ -428,6 +442,14 @@ impl Expect {
     }
     fn __hash__(&self) -> u64 {
         json_hash(&(self.passed, &self.failures))
+    }
+    /// The verdict as `xstore run --json` shows it (its `expect` object).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = report::ExpectVerdict {
+            failures: self.failures.clone(),
+            passed: self.passed,
+        };
+        to_py(py, &v)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -553,15 +575,7 @@ impl Run {
                 failures: failures.clone(),
                 passed: *passed,
             });
-        let writes = self
-            .log
-            .iter()
-            .map(|(addr, b)| report::WriteRecord {
-                addr,
-                hex: xstore_core::hex::encode(b),
-            })
-            .collect();
-        let r = report::RunReport::new(&self.exec, expect, writes, dump);
+        let r = report::RunReport::new(&self.exec, expect, self.log.records(), dump);
         to_py(py, &r)
     }
     fn __repr__(&self) -> String {
@@ -667,25 +681,47 @@ impl Pickled for Run {
 }
 
 /// Assemble `text` for `isa`: the encoded bytes in memory order.
+///
+/// ```text
+/// >>> import xstore
+/// >>> xstore.asm("pto", "BSTOP")
+/// b'\x01\x00\x00\x00'
+///
+/// ```
 #[pyfunction]
 fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyBytes>> {
     let isa = find_isa(py, isa)?;
     let mut out = Vec::new();
-    isa.asm_each(text, &mut |b| out.extend_from_slice(b))
+    py.detach(|| isa.asm_each(text, &mut |b| out.extend_from_slice(b)))
         .or_input(py)?;
     Ok(PyBytes::new(py, &out))
 }
 
 /// Disassemble `data` (bytes-like): canonical text, one string per
 /// instruction (PTO: per command word; Q7: per bundle).
+///
+/// ```text
+/// >>> import xstore
+/// >>> xstore.disasm("pto", xstore.asm("pto", "BSTART.TSTORE U8; BSTOP"))
+/// ['BSTART.TSTORE U8', 'BSTOP']
+///
+/// ```
 #[pyfunction]
 fn disasm(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let isa = find_isa(py, isa)?;
-    with_bytes(data, |b| isa.disasm(b))?.or_input(py)
+    with_bytes(data, |b| py.detach(|| isa.disasm(b)))?.or_input(py)
 }
 
 /// Explain `data`: bytes-like, or a str (hex text; Q7 also a mnemonic or an
 /// instruction), as `xstore ISA explain` does.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [e] = xstore.explain("q7", "IVP_SA2NX8_IP")
+/// >>> e.title
+/// 'IVP_SA2NX8_IP'
+///
+/// ```
 #[pyfunction]
 fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<Explanation>> {
     let isa = find_isa(py, isa)?;
@@ -698,11 +734,20 @@ fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<E
 }
 
 /// Validate `data` (bytes-like): the verdict and every check.
+///
+/// ```text
+/// >>> import xstore
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")
+/// >>> v = xstore.validate("neuron", b)
+/// >>> v.valid, v.failed
+/// (True, [])
+///
+/// ```
 #[pyfunction]
 fn validate(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Validation> {
     let isa = find_isa(py, isa)?;
     Ok(Validation(
-        with_bytes(data, |b| isa.validate(b))?.or_input(py)?,
+        with_bytes(data, |b| py.detach(|| isa.validate(b)))?.or_input(py)?,
     ))
 }
 
@@ -736,6 +781,14 @@ fn write_trace(isa: &dyn Isa, sc: &Scenario, path: &std::path::Path) -> Result<(
 /// are kept while they fit `keep_bytes` (each costs its bytes and 16; 1 MiB
 /// by default), then only counted. `trace=PATH` also writes the run's unit
 /// trace there (`xstore run --trace`).
+///
+/// ```text
+/// >>> import xstore
+/// >>> r = xstore.run("examples/neuron/store_u8_imm.toml")
+/// >>> r.outcome, r.executed, r.expect.passed
+/// ('ok', 1, True)
+///
+/// ```
 #[pyfunction]
 #[pyo3(
     signature = (path=None, *, text=None, dumps=Vec::new(), keep_bytes=KEEP_DEFAULT, trace=None),
@@ -784,6 +837,13 @@ fn run(
 }
 
 /// Lint a scenario (a file `path` or a `Scenario`, or TOML `text`): the hazards found.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [f.rule for f in xstore.lint("examples/q7/source_s4.toml")][-1]
+/// 'valign_pending_at_end'
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (path=None, *, text=None))]
 fn lint(
@@ -802,6 +862,13 @@ fn lint(
 }
 
 /// The ISA names, in the order `xstore demo` runs them.
+///
+/// ```text
+/// >>> import xstore
+/// >>> xstore.isa_names()
+/// ['neuron', 'pto', 'q7']
+///
+/// ```
 #[pyfunction]
 fn isa_names() -> Vec<&'static str> {
     xstore_isas::names()

@@ -394,13 +394,42 @@ fn unknown_bundle(raw: &[u8], off: usize) -> Explanation {
 }
 
 impl Bundle {
-    /// What `explain` shows for the bundle: its bytes field by field when it
-    /// has public bytes, else each operation's roster facts.
-    pub fn explain(&self) -> Vec<Explanation> {
-        match self.encode() {
+    /// The bundle explained in one: its bytes field by field when it has
+    /// public bytes; else its operation's roster facts, and for a bundle of
+    /// several operations the bundle's row once, then each operation's rows
+    /// named `op<k>.<field>` (k from 0, in bundle order), their notes after.
+    pub fn explain(&self) -> Explanation {
+        let mut each = match self.encode() {
             Ok(b) => bundles(&b).expect("a bundle's bytes decode"),
             Err(_) => bundle_ops(self),
+        };
+        if each.len() == 1 {
+            return each.remove(0);
         }
+        let mut one = Explanation {
+            title: self.to_string(),
+            hex: each.first().map(|e| e.hex.clone()).unwrap_or_default(),
+            fields: Vec::new(),
+            notes: Vec::new(),
+        };
+        for (k, ex) in each.into_iter().enumerate() {
+            let mut fields = ex.fields.into_iter();
+            // Every operation's first row is the bundle's own.
+            let bundle_row = fields.next();
+            if k == 0 {
+                one.fields.extend(bundle_row);
+            }
+            one.fields.extend(fields.map(|mut f| {
+                f.name = format!("op{k}.{}", f.name);
+                f
+            }));
+            for n in ex.notes {
+                if !one.notes.contains(&n) {
+                    one.notes.push(n);
+                }
+            }
+        }
+        one
     }
 }
 

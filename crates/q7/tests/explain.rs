@@ -225,3 +225,35 @@ fn zalign_has_no_mode() {
         "family sv2nx8 (IP mode)"
     );
 }
+
+#[test]
+fn a_bundle_explains_in_one() {
+    let one = |text: &str| {
+        let [b] = <[_; 1]>::try_from(xstore_q7::assemble(text).unwrap()).unwrap();
+        b.explain()
+    };
+    // Public bytes: the bytes field by field, as `explain HEX` shows them.
+    let public = one("IVP_SV2NX8_IP v0, a3, 64");
+    let hex = xstore_core::hex::encode(
+        &xstore_q7::assemble("IVP_SV2NX8_IP v0, a3, 64").unwrap()[0]
+            .encode()
+            .unwrap(),
+    );
+    assert_eq!(public, isa().explain(&hex).unwrap().remove(0));
+    // One operation without public bytes: its roster facts.
+    let zalign = one("IVP_ZALIGN u0");
+    assert_eq!(zalign.title, "IVP_ZALIGN u0");
+    assert_eq!(zalign.fields[0].name, "instruction");
+    // Two: the bundle's row once, then each operation's rows by its index.
+    let two = one("{ IVP_ZALIGN u1 ; IVP_SA2NX8_IP v0, u0, a3 }");
+    assert_eq!(two.title, "{ IVP_ZALIGN u1 ; IVP_SA2NX8_IP v0, u0, a3 }");
+    let names: Vec<&str> = two.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names.iter().filter(|n| **n == "instruction").count(), 1);
+    assert!(
+        names.iter().any(|n| n.starts_with("op0.")) && names.iter().any(|n| n.starts_with("op1."))
+    );
+    assert_eq!(
+        two.fields.len(),
+        1 + (zalign.fields.len() - 1) + (one("IVP_SA2NX8_IP v0, u0, a3").fields.len() - 1)
+    );
+}
