@@ -1074,7 +1074,11 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     }
     for isa in xstore_isas::all() {
         if all || what == isa.name() {
-            group(isa.name(), &|| isa.bench(quick));
+            group(isa.name(), &|| {
+                let mut cases = isa.bench(quick);
+                cases.push(crate::scaling::asm_case(*isa, quick));
+                cases
+            });
         }
     }
     if all || what == "gen" {

@@ -3,11 +3,14 @@
 //! smallest. Linear work gives a ratio near 1; the target is below 2.
 
 use serde::Serialize;
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 use xstore_core::isa::{run_scenario_with, Isa};
+use xstore_core::report::BenchResult;
 use xstore_core::scenario::{Program, Scenario};
 use xstore_core::stream::WriteSink;
 use xstore_core::{hex, Fault};
+use xstore_devkit::bench::compare;
 
 /// One path measured at every size.
 #[derive(Debug, Clone, Serialize)]
@@ -95,6 +98,41 @@ fn program_text(sc: &Scenario) -> String {
     }
 }
 
+/// Instructions in each `<isa>.asm` case's program.
+pub const ASM_UNITS: usize = 10_000;
+
+/// `<isa>.asm`: assembling the ISA's sample program of [`ASM_UNITS`]
+/// instructions, against a baseline that only splits the same text into
+/// lines and tokens (whitespace and commas), the work any parser of it does.
+pub fn asm_case(isa: &dyn Isa, quick: bool) -> BenchResult {
+    let text = program_text(&load(isa, &(isa.info().sample_scenario)(ASM_UNITS)));
+    compare(
+        &format!("{}.asm", isa.name()),
+        "instructions/s",
+        ASM_UNITS as f64,
+        quick,
+        Some(0.3),
+        || {
+            let mut n = 0usize;
+            isa.asm_each(black_box(&text), &mut |b| n += b.len())
+                .expect("the sample program assembles");
+            black_box(n);
+        },
+        || {
+            let (mut tokens, mut bytes) = (0usize, 0usize);
+            for line in black_box(&text).lines() {
+                for t in line.split(|c: char| c.is_ascii_whitespace() || c == ',') {
+                    if !t.is_empty() {
+                        tokens += 1;
+                        bytes += t.len();
+                    }
+                }
+            }
+            black_box((tokens, bytes));
+        },
+    )
+}
+
 /// Every path, at `sizes` (ascending; [`SIZES`] for the bench).
 pub fn run(
     isas: &[&'static dyn Isa],
@@ -176,6 +214,20 @@ mod tests {
                 r.points.iter().all(|p| p.1 > 0.0) && r.ratio >= 1.0,
                 "{r:?}"
             );
+        }
+    }
+
+    #[test]
+    fn every_isa_has_an_asm_case_over_its_whole_sample() {
+        for &isa in xstore_isas::all() {
+            let text = program_text(&load(isa, &(isa.info().sample_scenario)(ASM_UNITS)));
+            // The sample's units are what a run executes ([`run`] checks that).
+            assert!(text.lines().count() >= ASM_UNITS, "{}", isa.name());
+            assert!(isa.asm(&text).is_ok(), "{}", isa.name());
+            let r = asm_case(isa, true);
+            assert_eq!(r.name, format!("{}.asm", isa.name()));
+            assert_eq!(r.target, Some(0.3));
+            assert!(r.ours > 0.0 && r.baseline > 0.0, "{r:?}");
         }
     }
 }
