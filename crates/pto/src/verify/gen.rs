@@ -3,7 +3,7 @@
 //! every unit is run by the model before it is kept; the map's windows of
 //! writable memory; and draws by the configuration's weights.
 
-use crate::exec::Step;
+use crate::exec::{Plan, Step};
 use crate::fault::Fault;
 use crate::machine::{Machine, TileSpec};
 use crate::tables::{
@@ -43,6 +43,8 @@ pub(super) struct Gen<'a> {
     next_local: usize,
     next_shared: usize,
     tables: String,
+    /// The scenario's `[[init]]` entries: the bytes TLOADs read.
+    inits: Vec<(u64, Vec<u8>)>,
 }
 
 /// A run of writable memory: its first byte and its length.
@@ -92,6 +94,7 @@ impl<'a> Gen<'a> {
             next_local: 0,
             next_shared: 0,
             tables: String::new(),
+            inits: Vec::new(),
         }
     }
 
@@ -182,7 +185,7 @@ impl<'a> Gen<'a> {
         None
     }
 
-    fn within(&mut self, lo: u32, hi: u32, want: (u32, u32)) -> Option<u32> {
+    pub(super) fn within(&mut self, lo: u32, hi: u32, want: (u32, u32)) -> Option<u32> {
         let (a, b) = (lo.max(want.0), hi.min(want.1));
         (a <= b).then(|| {
             if self.rng.ratio(1, 3) {
@@ -224,7 +227,7 @@ impl<'a> Gen<'a> {
         })
     }
 
-    fn cube_shape(
+    pub(super) fn cube_shape(
         &mut self,
         dtype: u8,
         layout: TileLayout,
@@ -370,6 +373,7 @@ impl<'a> Gen<'a> {
                 })
             }
             "region_first" | "region_last" => self.place_region(len, eb, how == "region_first"),
+            "read_only" => self.place_read_only(len, eb),
             "page_cross" => {
                 let &(s, wlen) = self.rng_pick(&fits)?;
                 let page = u128::from(PAGE_SIZE);
@@ -400,6 +404,36 @@ impl<'a> Gen<'a> {
                 }
                 (base % eb as u64 == 0).then_some(base)
             }
+        }
+    }
+
+    /// A base inside a read-only region (what a TLOAD may read).
+    fn place_read_only(&mut self, len: u128, eb: u128) -> Option<u64> {
+        let fits: Vec<(u64, u128)> = self
+            .map
+            .regions()
+            .iter()
+            .filter(|r| r.access == Access::ReadOnly && u128::from(r.size()) >= len)
+            .map(|r| (r.base, u128::from(r.size())))
+            .collect();
+        let &(s, size) = self.rng_pick(&fits)?;
+        let lo = u128::from(s).div_ceil(eb);
+        let hi = (u128::from(s) + size - len) / eb;
+        (lo <= hi).then(|| (self.rng.range(lo as u64, hi as u64) as u128 * eb) as u64)
+    }
+
+    /// Give the rows of `plan` random bytes in the scenario, so that what a
+    /// TLOAD reads is not all zeros (rows that pass 2^64 - 1 keep theirs).
+    /// Only the scenario gets them: no outcome depends on a value read.
+    pub(super) fn fill_rows(&mut self, p: &Plan) {
+        let len = p.row_bytes();
+        for i in 0..p.nrows.min(64) {
+            let a = p.addr(i, 0);
+            if len == 0 || u128::from(a) + u128::from(len) > TOP || self.inits.len() > 256 {
+                continue;
+            }
+            let bytes = self.rng.bytes(len.min(4096) as usize);
+            self.inits.push((a, bytes));
         }
     }
 
@@ -443,6 +477,9 @@ impl<'a> Gen<'a> {
             .map(|(k, v)| (k.clone(), RegInit::Int(*v)))
             .collect();
         s.regs(&regs);
+        for (addr, bytes) in &self.inits {
+            s.init(*addr, bytes);
+        }
         if !self.tables.is_empty() {
             s.raw(self.tables.trim_start_matches('\n'));
         }
