@@ -1,5 +1,5 @@
 //! PTO's generator and coverage model: a program steered toward a fault,
-//! illegal or pending bin hits that bin (the generator makes the block the
+//! illegal or pending bin (of a TSTORE or a TLOAD) hits that bin (the generator makes the block the
 //! bin names and the classifier names the bin the block hits); the
 //! coverage model holds every form, data type and layout the crate's tables
 //! hold; a block written more than once by two PEs leaves its bytes open.
@@ -21,7 +21,10 @@ fn a_program_steered_to_a_special_bin_hits_it() {
     for b in model
         .bins
         .iter()
-        .filter(|b| matches!(b.group, "fault" | "illegal" | "pending") && b.unreachable.is_none())
+        .filter(|b| {
+            let special = ["fault", "illegal", "pending", "load_fault", "load_illegal"];
+            special.contains(&b.group) && b.unreachable.is_none()
+        })
     {
         let hit = (0..4).any(|i| {
             let g = c.program_with(i, Some(b)).unwrap();

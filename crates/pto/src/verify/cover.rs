@@ -205,6 +205,10 @@ impl Prior {
 
 fn plans_of(m: &Machine, h: &Header) -> Vec<Plan> {
     let mut plans = Vec::new();
+    if !matches!(h.bind, Bind::Source(_)) {
+        // A TSTORE binding a destination breaks binding_role: no plans.
+        return plans;
+    }
     match plan_block(m.state(), h, &mut plans) {
         Planned::Ready => plans,
         _ => Vec::new(),

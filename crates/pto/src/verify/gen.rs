@@ -18,6 +18,9 @@ use xstore_core::{Access, Memory, MemoryMap, NoTrace};
 /// 2^64, the size of the address space.
 pub(super) const TOP: u128 = 1 << 64;
 
+/// The Local codes of the generator's TSTORE sources: bank T.
+const SOURCE_CODES: usize = LOCAL_TILES / 4;
+
 /// GPR selectors kept back from the body for the last, special block.
 const RESERVE: usize = 4;
 
@@ -142,8 +145,12 @@ impl<'a> Gen<'a> {
     }
 
     /// A Local tile code no unit has used.
+    ///
+    /// TSTORE sources take bank T only (codes 0..15): a TLOAD (banks U, M, N)
+    /// takes the lowest register free when it runs, and the scenario sets
+    /// every source from the start.
     pub(super) fn local_code(&mut self) -> Option<u8> {
-        let c = (self.next_local < LOCAL_TILES).then_some(self.next_local as u8);
+        let c = (self.next_local < SOURCE_CODES).then_some(self.next_local as u8);
         self.next_local += 1;
         c
     }
@@ -272,6 +279,13 @@ impl<'a> Gen<'a> {
         published: bool,
         undefined: &[usize],
     ) -> bool {
+        // Every tile the scenario sets is there from the start: the tiles
+        // in use never pass the core's capacity, so no TLOAD before this
+        // one (the mirror ran it with fewer tiles) faults core_capacity.
+        let in_use = self.machine.state().capacity_in_use();
+        if in_use + u64::from(shape.capacity) > tables::CORE_TILE_CAPACITY {
+            return false;
+        }
         let bits = shape.bits();
         let need = if shape.layout.is_cube() {
             shape.capacity as usize

@@ -163,7 +163,8 @@ fn binding(g: &mut Gen<'_>, c: &Choice, s: &Shape, w: &Want<'_>) -> Option<Strin
     let mask = tables::mask_text(c.pemode);
     let size = size_code(s.capacity);
     if c.form != "shared" {
-        let bank = *g.rng.pick(&TILE_BANKS);
+        // Bank T holds the generator's TSTORE sources (`Gen::local_code`).
+        let bank = *g.rng.pick(&TILE_BANKS[1..]);
         return Some(format!("B.IOT mask={mask}, last, ->{bank}<{size}>"));
     }
     let id = g.shared_id()?;
@@ -311,22 +312,31 @@ fn occupy(g: &mut Gen<'_>, rule: Rule, b: &Built) -> Option<()> {
             }
         }
         Rule::CoreCapacity => {
+            // The tiles in use made up to the capacity exactly: every TLOAD
+            // before this one still fits, this one does not.
+            let in_use = g.machine.state().capacity_in_use();
+            let mut left = tables::CORE_TILE_CAPACITY.checked_sub(in_use)? as u32;
             let u8_code = tables::dtype_by_name("U8")?.code;
-            let big = Shape {
-                dtype: u8_code,
-                layout: TileLayout::RowMajor,
-                location: Location::Vector,
-                capacity: tables::LOCAL_CAP_MAX,
-                cols: 256,
-                valid_rows: 1,
-                valid_cols: 1,
-            };
-            let per_pe = tables::CORE_TILE_CAPACITY.div_ceil(u64::from(big.capacity)) as usize;
-            for pe in (0..tables::NUM_PES).cycle().take(per_pe) {
-                let code = (0..tables::LOCAL_TILES as u8).rev().find(|&c| g.machine.local(pe, c).is_none())?;
-                if !g.add_tile(Some(pe), code, &big, true, &[]) {
+            for pe in (0..tables::NUM_PES).cycle().take(64) {
+                if left == 0 {
+                    break;
+                }
+                let capacity = left.min(tables::LOCAL_CAP_MAX);
+                let filler = Shape {
+                    dtype: u8_code,
+                    layout: TileLayout::RowMajor,
+                    location: Location::Vector,
+                    capacity,
+                    cols: if capacity >= 256 { 256 } else { 1 },
+                    valid_rows: 1,
+                    valid_cols: 1,
+                };
+                let free = |c: &u8| g.machine.local(pe, *c).is_none();
+                let code = (0..tables::LOCAL_TILES as u8).rev().find(free)?;
+                if !g.add_tile(Some(pe), code, &filler, true, &[]) {
                     return None;
                 }
+                left -= capacity;
             }
         }
         Rule::SharedUpdate => {
