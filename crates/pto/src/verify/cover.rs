@@ -198,7 +198,10 @@ impl Prior {
             f.shared.push(id);
             return;
         }
-        let got = self.free.iter().filter(|&&(pe, c)| after.local(pe, c).is_some());
+        let got = self
+            .free
+            .iter()
+            .filter(|&&(pe, c)| after.local(pe, c).is_some());
         f.local.extend(got);
     }
 }
@@ -412,7 +415,10 @@ fn loaded(
     form: &str,
 ) {
     let layout = h.cube().unwrap_or(TileLayout::RowMajor);
-    hits.hit("load_form", &[form, layout.key(), &tables::dtype_name(h.dtype)]);
+    hits.hit(
+        "load_form",
+        &[form, layout.key(), &tables::dtype_name(h.dtype)],
+    );
     if let Some(class) = mask_class(h.pemode) {
         hits.hit("load_mask", &[form, class]);
     }
@@ -468,7 +474,14 @@ fn wrapped(plans: &[Plan], addr: u64) -> bool {
 
 /// The bin of a fault: a broken rule (`illegal`, `load_illegal`) or a memory
 /// fault (`fault`, `load_fault`) by its way and place.
-fn faulted(hits: &mut Hits<'_>, f: &Fault, plans: &[Plan], map: &MemoryMap, form: &str, load: bool) {
+fn faulted(
+    hits: &mut Hits<'_>,
+    f: &Fault,
+    plans: &[Plan],
+    map: &MemoryMap,
+    form: &str,
+    load: bool,
+) {
     let rule = f.rule();
     if !matches!(rule, Rule::ElementAlignment | Rule::ElementPage) {
         let group = if load { "load_illegal" } else { "illegal" };

@@ -114,6 +114,24 @@ impl<'a> Gen<'a> {
         Some(cfg.choices(axis)[i].name.as_str())
     }
 
+    /// A choice of `axis` by weight, each weight scaled by `scale` (0 leaves
+    /// a choice out).
+    pub(super) fn pick_scaled(
+        &mut self,
+        axis: &str,
+        scale: impl Fn(&str) -> u32,
+    ) -> Option<&'a str> {
+        let cfg = self.cfg;
+        let w: Vec<u32> = cfg
+            .choices(axis)
+            .iter()
+            .zip(cfg.weights(axis))
+            .map(|(c, &w)| w.saturating_mul(scale(&c.name)))
+            .collect();
+        let i = self.rng.weighted(&w)?;
+        Some(cfg.choices(axis)[i].name.as_str())
+    }
+
     /// A choice of `axis` by weight.
     pub(super) fn pick(&mut self, axis: &str) -> Option<&'a str> {
         self.pick_where(axis, |_| true)

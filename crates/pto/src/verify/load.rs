@@ -236,7 +236,11 @@ pub(super) fn breach(g: &mut Gen<'_>, rule: Rule, b: &mut Built) -> Option<()> {
     let none = tables::dtype_name(tables::DTYPE_NONE);
     let mask = tables::mask_text(b.pemode);
     let pick_dtype = |g: &mut Gen<'_>, ok: fn(&tables::DType) -> bool| {
-        let names: Vec<&str> = tables::DTYPES.iter().filter(|d| ok(d)).map(|d| d.name).collect();
+        let names: Vec<&str> = tables::DTYPES
+            .iter()
+            .filter(|d| ok(d))
+            .map(|d| d.name)
+            .collect();
         *g.rng.pick(&names)
     };
     match rule {
@@ -252,7 +256,9 @@ pub(super) fn breach(g: &mut Gen<'_>, rule: Rule, b: &mut Built) -> Option<()> {
         Rule::BindingRole if b.form == "shared" => {
             p.binding = p.binding.split(", size=").next()?.to_string();
         }
-        Rule::BindingRole => p.binding = format!("B.IOT {}, mask={mask}, last", tables::tile_name(0)),
+        Rule::BindingRole => {
+            p.binding = format!("B.IOT {}, mask={mask}, last", tables::tile_name(0))
+        }
         Rule::DestSizeCode => {
             let at = p.binding.find('<')?;
             let code = *g.rng.pick(&[0u32, 11, 12, 13, 14, 15]);
@@ -262,7 +268,8 @@ pub(super) fn breach(g: &mut Gen<'_>, rule: Rule, b: &mut Built) -> Option<()> {
             p.datr = Some(match &p.datr {
                 Some(d) if b.form == "cube" => format!("{d}, sat"),
                 _ => {
-                    let names = datr_names(|u| matches!(u, LayoutUse::Inapplicable | LayoutUse::Cube(_)));
+                    let names =
+                        datr_names(|u| matches!(u, LayoutUse::Inapplicable | LayoutUse::Cube(_)));
                     format!("B.DATR {}, {}", g.rng.pick(&names), tables::dtype_name(0))
                 }
             })
@@ -284,7 +291,8 @@ pub(super) fn breach(g: &mut Gen<'_>, rule: Rule, b: &mut Built) -> Option<()> {
         }
         Rule::DestShape | Rule::SharedShape => {
             // Col 3 is not a power of two.
-            p.header.retain(|l| !l.ends_with("->LB0") && !l.ends_with("->LB2"));
+            p.header
+                .retain(|l| !l.ends_with("->LB0") && !l.ends_with("->LB2"));
             p.header.push("C.B.DIMI 1, ->LB0".into());
             p.header.push("C.B.DIMI 3, ->LB2".into());
         }
@@ -306,7 +314,9 @@ fn occupy(g: &mut Gen<'_>, rule: Rule, b: &Built) -> Option<()> {
             let pe = *selected(b.pemode).first()?;
             let small = g.shape(b.shape.dtype, TileLayout::RowMajor, false, (1, 1), (1, 1))?;
             for code in bank * 16..bank * 16 + 16 {
-                if g.machine.local(pe, code).is_none() && !g.add_tile(Some(pe), code, &small, true, &[]) {
+                if g.machine.local(pe, code).is_none()
+                    && !g.add_tile(Some(pe), code, &small, true, &[])
+                {
                     return None;
                 }
             }
@@ -340,7 +350,12 @@ fn occupy(g: &mut Gen<'_>, rule: Rule, b: &Built) -> Option<()> {
             }
         }
         Rule::SharedUpdate => {
-            let id: u8 = bind.strip_prefix("B.IOS S")?.split(',').next()?.parse().ok()?;
+            let id: u8 = bind
+                .strip_prefix("B.IOS S")?
+                .split(',')
+                .next()?
+                .parse()
+                .ok()?;
             let other = g.shape(b.shape.dtype, TileLayout::RowMajor, true, (1, 24), (1, 64))?;
             if other == b.shape || !g.add_tile(None, id, &other, true, &[]) {
                 return None;

@@ -230,12 +230,14 @@ fn dtypes() -> Vec<&'static str> {
 
 /// The TLOAD groups.
 fn load_groups(m: &mut CoverModel, rules: &[&str]) {
-    m.cross(g("load_form"), &[&FORMS, &layouts(), &dtypes()], |v| {
-        match form_cell(&[v[0], v[1], v[2], ""]) {
+    m.cross(
+        g("load_form"),
+        &[&FORMS, &layouts(), &dtypes()],
+        |v| match form_cell(&[v[0], v[1], v[2], ""]) {
             Cell::Absent => Cell::Absent,
             _ => Cell::Bin(format!("a {} TLOAD of {} into layout {}", v[0], v[2], v[1])),
-        }
-    });
+        },
+    );
     m.cross(g("load_mask"), &[&FORMS, &MASK_CLASSES], |v| {
         by_form(v, &[], "TLOAD, PE mask class")
     });
@@ -269,13 +271,17 @@ fn load_groups(m: &mut CoverModel, rules: &[&str]) {
         Cell::Bin(format!("a {} TSTORE of a tile a TLOAD loaded", v[0]))
     });
     let ways: Vec<&str> = load_fault_ways().iter().map(|(w, _)| *w).collect();
-    m.cross(g("load_fault"), &[&ways, FAULT_PLACES, &FORMS], |v| {
-        match fault_cell(v) {
+    m.cross(
+        g("load_fault"),
+        &[&ways, FAULT_PLACES, &FORMS],
+        |v| match fault_cell(v) {
             Cell::Unreachable(m, why) => Cell::Unreachable(format!("{m} (TLOAD)"), why),
             _ => Cell::Bin(format!("a {} TLOAD faults {} at {}", v[2], v[0], v[1])),
-        }
+        },
+    );
+    m.cross(g("load_illegal"), &[rules, &FORMS], |v| {
+        illegal_cell(v, "tload")
     });
-    m.cross(g("load_illegal"), &[rules, &FORMS], |v| illegal_cell(v, "tload"));
 }
 
 /// The coverage model.
@@ -328,7 +334,9 @@ pub(crate) fn build() -> CoverModel {
     let ways: Vec<&str> = fault_ways().iter().map(|(w, _)| *w).collect();
     m.cross(g("fault"), &[&ways, FAULT_PLACES, &FORMS], fault_cell);
     let rules: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
-    m.cross(g("illegal"), &[&rules, &FORMS], |v| illegal_cell(v, "tstore"));
+    m.cross(g("illegal"), &[&rules, &FORMS], |v| {
+        illegal_cell(v, "tstore")
+    });
     load_groups(&mut m, &rules);
     debug_assert!(
         m.groups.iter().eq(GROUPS.iter()),

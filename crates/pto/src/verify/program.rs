@@ -42,13 +42,23 @@ fn round_trip(g: &mut Gen<'_>, before: &crate::machine::Machine, pemode: u8) {
     let Some(&pe) = pes.first() else { return };
     let local = (0..tables::LOCAL_TILES as u8)
         .find(|&c| before.local(pe, c).is_none() && g.machine.local(pe, c).is_some())
-        .map(|c| (Source::Local(c), *g.machine.local(pe, c).expect("filled").shape()));
+        .map(|c| {
+            (
+                Source::Local(c),
+                *g.machine.local(pe, c).expect("filled").shape(),
+            )
+        });
     let shared = (0..tables::SHARED_TILES as u8)
         .find(|&i| {
             g.machine.shared(i).is_some_and(|t| t.published())
                 && before.shared(i) != g.machine.shared(i)
         })
-        .map(|i| (Source::Shared(i), *g.machine.shared(i).expect("filled").shape()));
+        .map(|i| {
+            (
+                Source::Shared(i),
+                *g.machine.shared(i).expect("filled").shape(),
+            )
+        });
     let Some((src, shape)) = local.or(shared) else {
         return;
     };
@@ -260,15 +270,31 @@ fn planned<'a>(g: &mut Gen<'a>, plan: &Plan<'_>) -> Option<Special<'a>> {
     if plan.fault.is_some() {
         let op = g.pick("op")?;
         let ways = spec::load_fault_ways();
-        let way = g.pick_where("fault", |w| op == OPS[0] || ways.iter().any(|(x, _)| *x == w))?;
+        let way = g.pick_where("fault", |w| {
+            op == OPS[0] || ways.iter().any(|(x, _)| *x == w)
+        })?;
         let place = g.pick_where("fault_place", |p| spec::fault_cell_why(way, p).is_none())?;
         return Some(Special::Fault(op, way, place, None));
     }
     if plan.illegal.is_some() {
-        let name = g.pick("illegal")?;
-        let rule = RULES.iter().find(|r| r.name() == name)?.rule;
-        let op = g.pick_where("op", |o| !rule_forms(rule, o).is_empty())?;
-        return Some(Special::Illegal(op, rule, None));
+        // Each bin of `illegal` and `load_illegal` about as likely: a rule
+        // by its weight times its bins, then one of its bins.
+        let cfg = g.cfg;
+        let cells = |rule| -> Vec<(&'static str, &'static str)> {
+            OPS.iter()
+                .filter(|o| cfg.allows("op", o))
+                .flat_map(|&o| rule_forms(rule, o).iter().map(move |&f| (o, f)))
+                .filter(|(_, f)| cfg.allows("form", f))
+                .collect()
+        };
+        let rule_of = |n: &str| RULES.iter().find(|r| r.name() == n).map(|r| r.rule);
+        let name = g.pick_scaled("illegal", |n| {
+            rule_of(n).map_or(0, |r| cells(r).len() as u32)
+        })?;
+        let rule = rule_of(name)?;
+        let all = cells(rule);
+        let &(op, form) = g.rng.pick(&all);
+        return Some(Special::Illegal(op, rule, Some(form)));
     }
     if g.percent("pending_percent") {
         return Some(Special::Pending(g.pick("pending")?));

@@ -5,8 +5,8 @@
 //! on the mirror before it is kept, so the intent is what the model does.
 
 use super::block::{span_len, Want};
-use super::load::{build, first_read};
 use super::gen::{Gen, TOP};
+use super::load::{build, first_read};
 use super::model::{self, MASK_CLASSES};
 use super::spec::{fault_ways, FORMS, OPS};
 use crate::exec::Step;
@@ -372,12 +372,7 @@ fn legality(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<
     Some(())
 }
 
-fn illegal(
-    g: &mut Gen<'_>,
-    op: &str,
-    rule: Rule,
-    form: Option<&str>,
-) -> Option<(String, Intent)> {
+fn illegal(g: &mut Gen<'_>, op: &str, rule: Rule, form: Option<&str>) -> Option<(String, Intent)> {
     let forms = model::rule_forms(rule, op);
     let form = match form.filter(|f| forms.contains(f)) {
         Some(f) => f,
