@@ -313,11 +313,6 @@ impl<'a> Gen<'a> {
         };
         let payload = self.rng.bytes(need);
         let dtype = tables::dtype_name(shape.dtype);
-        let default_loc = if shape.layout.is_cube() {
-            Location::Matrix
-        } else {
-            Location::Vector
-        };
         let undef: Vec<i128> = undefined.iter().map(|&i| i as i128).collect();
         let spec = TileSpec {
             dtype: &dtype,
@@ -344,6 +339,26 @@ impl<'a> Gen<'a> {
         if !ok {
             return false;
         }
+        self.write_tile(pe, code, shape, published, &payload, undefined);
+        true
+    }
+
+    /// The scenario's `[[tile]]` or `[[shared]]` table of a tile added.
+    fn write_tile(
+        &mut self,
+        pe: Option<usize>,
+        code: u8,
+        shape: &Shape,
+        published: bool,
+        payload: &[u8],
+        undefined: &[usize],
+    ) {
+        let dtype = tables::dtype_name(shape.dtype);
+        let default_loc = if shape.layout.is_cube() {
+            Location::Matrix
+        } else {
+            Location::Vector
+        };
         let t = &mut self.tables;
         match pe {
             Some(p) => {
@@ -368,12 +383,11 @@ impl<'a> Gen<'a> {
         if shape.location != default_loc {
             let _ = writeln!(t, "location = \"{}\"", shape.location.key());
         }
-        let _ = writeln!(t, "payload = \"{}\"", xstore_core::hex::encode(&payload));
-        if !undef.is_empty() {
+        let _ = writeln!(t, "payload = \"{}\"", xstore_core::hex::encode(payload));
+        if !undefined.is_empty() {
             let list: Vec<String> = undefined.iter().map(|i| i.to_string()).collect();
             let _ = writeln!(t, "undefined = [{}]", list.join(", "));
         }
-        true
     }
 
     /// Run one block's text on the mirror (`None`: it does not assemble).
