@@ -80,7 +80,9 @@ fn row_major(
     cols: (u32, u32),
 ) -> Option<Shape> {
     let bits = tables::dtype(dtype)?.bits;
-    let codes = size_code(cap_max.max(CAP_UNIT).next_power_of_two() >> 1).max(1);
+    // The largest size code whose capacity (a power of two) is within cap_max.
+    let largest = 1u32 << (31 - cap_max.max(CAP_UNIT).leading_zeros());
+    let codes = size_code(largest);
     let k = if g.rng.ratio(3, 4) {
         g.rng.range(1, u64::from(codes.min(4)))
     } else {
