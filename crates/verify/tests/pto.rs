@@ -127,7 +127,7 @@ fn overlapping_pe_spans_leave_their_bytes_open() {
 
 /// Programs of the default configuration to hit every reachable bin
 /// (measured with `cargo run --release -p xstore-verify --example closure 5`:
-/// 3066 to 4004 programs over seeds 1 to 5, TLOAD's bins among them; 10^4 is
+/// 2923 to 4004 programs over seeds 1 to 5, TLOAD's bins among them; 10^4 is
 /// the bound). No program
 /// hits a bin declared unreachable.
 #[test]
