@@ -10,6 +10,9 @@ use crate::scenario::Outcome;
 use crate::stream::{StepEvent, WriteSink};
 use serde::{Deserialize, Serialize};
 
+/// Most read runs kept per unit (a strided TLOAD reads one run a row).
+pub const MAX_READS: usize = 4096;
+
 /// How far a unit got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -57,6 +60,20 @@ pub struct UnitRecord {
     pub regs: Vec<RegReport>,
     /// The fault that stopped the run at it.
     pub fault: Option<FaultReport>,
+    /// The memory it read, in read order (a PTO TLOAD's rows; contiguous
+    /// reads merged). The HTML report shows them; the trace file does not
+    /// hold them.
+    #[serde(skip)]
+    pub reads: Vec<ReadRecord>,
+}
+
+/// A run of bytes a unit read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRecord {
+    /// Address of the first byte.
+    pub addr: u64,
+    /// Number of bytes.
+    pub len: u64,
 }
 
 /// Bytes held in a register at the end of the run and never written (a Q7
@@ -165,6 +182,7 @@ impl<'a> Recorder<'a> {
         if let (Some(emit), Some(u)) = (self.emit.as_mut(), self.units.get_mut(index)) {
             emit(u);
             u.writes = Vec::new();
+            u.reads = Vec::new();
         }
     }
     /// The index of the last unit the run reached.
@@ -220,6 +238,18 @@ impl WriteSink for Recorder<'_> {
             _ => self.bytes_omitted += bytes.len() as u64,
         }
     }
+    fn read(&mut self, addr: u64, bytes: &[u8]) {
+        let Some(u) = self.current.and_then(|i| self.units.get_mut(i)) else {
+            return;
+        };
+        let len = bytes.len() as u64;
+        let kept = u.reads.len();
+        match u.reads.last_mut() {
+            Some(r) if r.addr.checked_add(r.len) == Some(addr) => r.len += len,
+            _ if kept < MAX_READS => u.reads.push(ReadRecord { addr, len }),
+            _ => {}
+        }
+    }
     fn step(&mut self, event: &StepEvent<'_>) {
         match *event {
             StepEvent::Instruction { index, text, bytes } => {
@@ -232,6 +262,7 @@ impl WriteSink for Recorder<'_> {
                         writes: Vec::new(),
                         regs: Vec::new(),
                         fault: None,
+                        reads: Vec::new(),
                     });
                 } else {
                     self.units_omitted += 1;

@@ -16,6 +16,9 @@ pub trait WriteSink {
     fn write(&mut self, addr: u64, bytes: &[u8]);
     /// A transaction faulted and wrote nothing.
     fn fault(&mut self, _fault: &Fault) {}
+    /// `bytes` were read at `addr` by a unit whose reads all probed clean
+    /// (a PTO TLOAD's); ignored by default.
+    fn read(&mut self, _addr: u64, _bytes: &[u8]) {}
     /// Where an execution stands, for a sink that follows the run unit by
     /// unit ([`WriteSink::follows_units`]; no other sink is called): see
     /// [`StepEvent`].
@@ -98,6 +101,10 @@ impl TraceSink for &mut (dyn WriteSink + '_) {
     #[inline]
     fn fault(&mut self, fault: &Fault) {
         (**self).fault(fault)
+    }
+    #[inline]
+    fn read(&mut self, addr: u64, bytes: &[u8]) {
+        (**self).read(addr, bytes)
     }
 }
 

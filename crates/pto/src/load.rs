@@ -48,17 +48,8 @@ pub(crate) fn run_load<M: AddressSpace, T: TraceSink>(
     s: &mut Scratch,
     trace: &mut T,
 ) -> Result<Step, Fault> {
-    let mut pes = [None; NUM_PES];
-    for pe in (0..NUM_PES).filter(|&pe| pe_selected(h.pemode, pe)) {
-        pes[pe] = Some(resolve_pe(m, h, pe)?);
-    }
-    let loads: Vec<PeLoad> = pes.iter().flatten().copied().collect();
-    let target = allocate(m, h, &loads)?;
+    let (target, loads) = prepare(m, h, &mut s.plans)?;
     let bits = loads[0].shape.bits();
-    s.plans.clear();
-    for l in &loads {
-        plan_pe(l, target, &mut s.plans);
-    }
     if let (Target::Local(code), [l]) = (target, loads.as_slice()) {
         if whole_rows(&l.shape) {
             // The same plan and reads, straight into the new tile's payload:
@@ -75,6 +66,34 @@ pub(crate) fn run_load<M: AddressSpace, T: TraceSink>(
     read_all(s, mem, bits, trace)?;
     install(m, h, target, &loads, s);
     Ok(Step::Loaded)
+}
+
+/// Every check of a TLOAD before its reads (per PE, PE0 → PE3: dimensions
+/// and descriptor; then the destination), and the plans of its reads in
+/// `plans`: the destination and each selected PE's load.
+fn prepare(m: &State, h: &Header, plans: &mut Vec<Plan>) -> Result<(Target, Vec<PeLoad>), Fault> {
+    let mut loads = Vec::with_capacity(NUM_PES);
+    for pe in (0..NUM_PES).filter(|&pe| pe_selected(h.pemode, pe)) {
+        loads.push(resolve_pe(m, h, pe)?);
+    }
+    let target = allocate(m, h, &loads)?;
+    plans.clear();
+    for l in &loads {
+        plan_pe(l, target, plans);
+    }
+    Ok((target, loads))
+}
+
+/// The plans of the reads of a TLOAD whose structure and static legality
+/// hold, in preflight order (PE0 → PE3, each PE's rectangles row-major),
+/// or the fault its checks before the reads give. Reads nothing.
+pub(crate) fn plan_load(m: &State, h: &Header, plans: &mut Vec<Plan>) -> Result<(), Fault> {
+    if h.pemode == 0 {
+        // PE mask 0000: no PE reads.
+        plans.clear();
+        return Ok(());
+    }
+    prepare(m, h, plans).map(|_| ())
 }
 
 /// Whether the valid rows of a row-major tile of whole-byte elements fill

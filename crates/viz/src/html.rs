@@ -114,6 +114,7 @@ pub fn report_html(t: &Trace) -> String {
         }
         h.push_str("</table>\n");
     }
+    reads_table(t, &mut h);
     tiles_table(t, &mut h);
     if t.truncated() {
         h.push_str(&format!(
@@ -209,6 +210,46 @@ fn shorten_hex(hex: &str, max: usize) -> String {
     } else {
         format!("{}…", &hex[..2 * max])
     }
+}
+
+/// Most read runs the report lists per instruction.
+const MAX_LISTED_READS: usize = 16;
+
+/// The memory each instruction read (a TLOAD's rows), by instruction: its
+/// runs of bytes read and their total; the tiles it filled are in the table
+/// after it.
+fn reads_table(t: &Trace, h: &mut String) {
+    let e = xml_escape;
+    let readers: Vec<_> = t.steps.iter().filter(|s| !s.reads.is_empty()).collect();
+    if readers.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h2>Memory read</h2>
+<table><tr><th>#</th><th>instruction</th><th>ranges read</th><th>bytes</th></tr>",
+    );
+    for s in readers {
+        let mut ranges: Vec<String> = s
+            .reads
+            .iter()
+            .take(MAX_LISTED_READS)
+            .map(|r| {
+                let last = r.addr.wrapping_add(r.len.saturating_sub(1));
+                format!("{:#x}..={last:#x} ({} B)", r.addr, r.len)
+            })
+            .collect();
+        if s.reads.len() > MAX_LISTED_READS {
+            ranges.push(format!("… {} more", s.reads.len() - MAX_LISTED_READS));
+        }
+        let total: u64 = s.reads.iter().map(|r| r.len).sum();
+        h.push_str(&format!(
+            "<tr><td>{}</td><td><code>{}</code></td><td class=\"hex\">{}</td><td>{total}</td></tr>",
+            s.index,
+            e(&s.text),
+            ranges.iter().map(|r| e(r)).collect::<Vec<_>>().join("<br>")
+        ));
+    }
+    h.push_str("</table>\n");
 }
 
 /// Longest tile data the report shows, in hex digits.

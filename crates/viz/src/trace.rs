@@ -95,6 +95,9 @@ impl WriteSink for Collector<'_> {
     fn fault(&mut self, fault: &Fault) {
         self.rec.fault(fault)
     }
+    fn read(&mut self, addr: u64, bytes: &[u8]) {
+        self.rec.read(addr, bytes)
+    }
     fn step(&mut self, event: &StepEvent<'_>) {
         self.rec.step(event)
     }

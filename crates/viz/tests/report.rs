@@ -438,3 +438,27 @@ fn a_tload_report_lists_the_tiles_it_filled() {
     let (sc, isa) = load("examples/pto/cube_n8.toml");
     assert!(!report_html(&trace(isa, &sc, DEFAULT_CAP).unwrap()).contains("Tiles changed"));
 }
+
+#[test]
+fn a_tload_report_lists_the_memory_each_load_read() {
+    let (sc, isa) = load("examples/pto/tload_store_back.toml");
+    let t = trace(isa, &sc, DEFAULT_CAP).unwrap();
+    let reads: Vec<(u64, u64)> = t.steps[0].reads.iter().map(|r| (r.addr, r.len)).collect();
+    // PE0's two rows of 4 bytes at a 16-byte stride, then PE1's.
+    assert_eq!(reads, [(0x100, 4), (0x110, 4), (0x200, 4), (0x210, 4)]);
+    assert!(t.steps[1].reads.is_empty(), "a TSTORE reads nothing");
+    let html = report_html(&t);
+    assert!(html.contains("<h2>Memory read</h2>"), "{html}");
+    assert!(html.contains("0x110..=0x113 (4 B)"));
+    assert!(html.contains("<td>16</td>"));
+    // Rows back to back are one run read: a dense load of 2 x 4 bytes.
+    let dense = "isa = \"pto\"\nprogram = \"\"\"\nBSTART.TLOAD U8\nC.B.DIMI 4, ->LB0\n\
+                 C.B.DIMI 2, ->LB1\nB.IOT mask=1000, last, ->T<1>\nBSTOP\n\"\"\"\n";
+    let (sc, isa) = parse(dense, "dense");
+    let t = trace(isa, &sc, DEFAULT_CAP).unwrap();
+    let reads: Vec<(u64, u64)> = t.steps[0].reads.iter().map(|r| (r.addr, r.len)).collect();
+    assert_eq!(reads, [(0, 8)]);
+    // A run that reads nothing has no such section.
+    let (sc, isa) = load("examples/pto/cube_n8.toml");
+    assert!(!report_html(&trace(isa, &sc, DEFAULT_CAP).unwrap()).contains("Memory read"));
+}

@@ -10,7 +10,7 @@ use super::spec::FORMS;
 use crate::exec::{plan_block, Plan, Planned};
 use crate::tables::{self, LayoutUse, Rule, TileLayout, DATR_LAYOUTS, GPRS, NUM_PES, PEMODES};
 use crate::tile::{Location, Shape};
-use crate::validate::{check_static, check_structure};
+use crate::validate::{check_static, check_structure, Source};
 
 /// What a block should be; `None` leaves a choice to the weights.
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,6 +37,18 @@ pub(super) struct Want<'w> {
     /// A rule of the source tile to break (tile_allocated, source_dtype,
     /// source_layout, cube_descriptor, source_defined).
     pub(super) brk: Option<Rule>,
+    /// A TLOAD rather than a TSTORE.
+    pub(super) load: bool,
+    /// Whether a legal TLOAD is followed by a TSTORE of its tile (by the
+    /// `round_trip_percent` knob when `None`).
+    pub(super) trip: Option<bool>,
+    /// The PadValue of a CUBE TLOAD (a name of `tables::PAD_VALUES`).
+    pub(super) pad: Option<&'w str>,
+    /// A Shared TLOAD's destination: `published`, `partial` or `update`.
+    pub(super) shared_what: Option<&'w str>,
+    /// A TSTORE of a tile the machine holds already (a TLOAD loaded it):
+    /// its binding and descriptor; no tile is made.
+    pub(super) reuse: Option<(Source, Shape)>,
 }
 
 /// A block's text in parts.
@@ -79,12 +91,12 @@ pub(super) struct Built {
     pub(super) plans: Vec<Plan>,
 }
 
-struct Choice {
-    form: &'static str,
-    dtype: u8,
-    layout: TileLayout,
-    pemode: u8,
-    dims: &'static str,
+pub(super) struct Choice {
+    pub(super) form: &'static str,
+    pub(super) dtype: u8,
+    pub(super) layout: TileLayout,
+    pub(super) pemode: u8,
+    pub(super) dims: &'static str,
     rect: &'static str,
     stride: &'static str,
     place: &'static str,
@@ -105,7 +117,7 @@ fn dtype_ok(w: &Want<'_>, layout: TileLayout, name: &str) -> bool {
     })
 }
 
-fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
+pub(super) fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
     let form = st(&FORMS, w.form.or_else(|| g.pick("form"))?)?;
     let layout = if form == "cube" {
         let l = match w.layout {
@@ -139,6 +151,7 @@ fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
         dims = "b_dim";
     }
     let rect = match form {
+        _ if w.load => "whole",
         "cube" => "whole",
         _ => st(&super::spec::RECTS, w.rect.or_else(|| g.pick("rect"))?)?,
     };
@@ -146,9 +159,14 @@ fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
         &super::spec::STRIDES,
         w.stride.or_else(|| g.pick("stride"))?,
     )?;
-    let place = st(&super::spec::PLACES, w.place.or_else(|| g.pick("place"))?)?;
+    let place = match w.place {
+        Some(p) => p,
+        None if w.load && g.percent("read_only_percent") => "read_only",
+        None => g.pick("place")?,
+    };
+    let place = st(&super::spec::load_places(), place)?;
     let view = match form {
-        "shared" => st(&super::spec::VIEWS, w.view.or_else(|| g.pick("view"))?)?,
+        "shared" if !w.load => st(&super::spec::VIEWS, w.view.or_else(|| g.pick("view"))?)?,
         _ => "none",
     };
     Some(Choice {
@@ -164,7 +182,7 @@ fn choose(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Choice> {
     })
 }
 
-fn elem_ranges(w: &Want<'_>) -> ((u32, u32), (u32, u32)) {
+pub(super) fn elem_ranges(w: &Want<'_>) -> ((u32, u32), (u32, u32)) {
     const M: u32 = u32::MAX;
     let (r, c) = match w.elements {
         Some("one") => ((1, 1), (1, 1)),
@@ -231,13 +249,13 @@ fn lbs(g: &mut Gen<'_>, c: &mut Choice, s: &Shape, w: &Want<'_>) -> Option<Lbs> 
     })
 }
 
-fn selected(pemode: u8) -> Vec<usize> {
+pub(super) fn selected(pemode: u8) -> Vec<usize> {
     (0..NUM_PES)
         .filter(|&p| tables::pe_selected(pemode, p))
         .collect()
 }
 
-fn dim_line(g: &mut Gen<'_>, mode: &str, lb: usize, v: u32, pes: &[usize]) -> String {
+pub(super) fn dim_line(g: &mut Gen<'_>, mode: &str, lb: usize, v: u32, pes: &[usize]) -> String {
     if mode == "c_b_dimi" && v <= 255 {
         return format!("C.B.DIMI {v}, ->LB{lb}");
     }
@@ -258,6 +276,11 @@ fn dim_line(g: &mut Gen<'_>, mode: &str, lb: usize, v: u32, pes: &[usize]) -> St
 /// The source's tiles, by the rule to break if any. Returns the binding's
 /// operand (a tile name or `S<id>`).
 fn tiles(g: &mut Gen<'_>, c: &Choice, s: &Shape, l: &Lbs, w: &Want<'_>) -> Option<String> {
+    match w.reuse {
+        Some((Source::Local(code), _)) => return Some(tables::tile_name(code)),
+        Some((Source::Shared(id), _)) => return Some(format!("S{id}")),
+        None => {}
+    }
     let pes = selected(c.pemode);
     let mut shape = *s;
     match w.brk {
@@ -384,7 +407,7 @@ fn subview(g: &mut Gen<'_>, c: &Choice, s: &Shape) -> Option<Option<String>> {
     Some(Some(line))
 }
 
-fn datr_name(usage: LayoutUse) -> &'static str {
+pub(super) fn datr_name(usage: LayoutUse) -> &'static str {
     DATR_LAYOUTS
         .iter()
         .find(|l| l.usage == usage)
@@ -395,7 +418,10 @@ fn datr_name(usage: LayoutUse) -> &'static str {
 /// The parts of the block of `c`, all but its placement.
 fn parts(g: &mut Gen<'_>, c: &mut Choice, w: &Want<'_>) -> Option<(Parts, Shape)> {
     let (rows, cols) = elem_ranges(w);
-    let s = g.shape(c.dtype, c.layout, c.form == "shared", rows, cols)?;
+    let s = match w.reuse {
+        Some((_, s)) => s,
+        None => g.shape(c.dtype, c.layout, c.form == "shared", rows, cols)?,
+    };
     let l = lbs(g, c, &s, w)?;
     let operand = tiles(g, c, &s, &l, w)?;
     let pes = selected(c.pemode);
@@ -438,10 +464,27 @@ fn parts(g: &mut Gen<'_>, c: &mut Choice, w: &Want<'_>) -> Option<(Parts, Shape)
     Some((p, s))
 }
 
-/// A block of `w`, its tiles and registers set, its base placed (not run).
+/// A TSTORE block of `w`, its tiles and registers set, its base placed (not
+/// run).
 pub(super) fn block(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Built> {
     let mut c = choose(g, w)?;
-    let (mut p, shape) = parts(g, &mut c, w)?;
+    let (p, shape) = parts(g, &mut c, w)?;
+    finish(g, p, c, shape, w, plan)
+}
+
+/// How a block's per-PE rectangles are planned, before they are placed.
+pub(super) type Planner = fn(&mut Gen<'_>, &Parts, bool) -> Option<Vec<Plan>>;
+
+/// A block's B.IOR (unless dense), its plans, and its reads or writes
+/// placed in memory (unless it is to break a rule).
+pub(super) fn finish(
+    g: &mut Gen<'_>,
+    mut p: Parts,
+    c: Choice,
+    shape: Shape,
+    w: &Want<'_>,
+    planner: Planner,
+) -> Option<Built> {
     let pes = selected(c.pemode);
     let mut ior = None;
     if c.stride != "dense" {
@@ -461,7 +504,7 @@ pub(super) fn block(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Built> {
         }
     }
     p.at = g.rng.range(0, p.header.len() as u64) as usize;
-    let plans = plan(g, &p, w.brk.is_some())?;
+    let plans = planner(g, &p, w.brk.is_some())?;
     let mut b = Built {
         parts: p,
         form: c.form,

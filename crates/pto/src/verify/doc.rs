@@ -15,8 +15,9 @@ pub(crate) fn section() -> String {
     let _ = writeln!(s, "\n### Verification kit: generator and coverage\n");
     let _ = writeln!(
         s,
-        "`xstore gen pto` draws programs of {}–{} {}s from the weights below (every choice read \
-         from the tables above), mixes in directed streams at {} % of the {}s, makes {} % of the \
+        "`xstore gen pto` draws programs of {}–{} {}s, TSTOREs and TLOADs (`op`; a legal TLOAD \
+         is followed by a TSTORE of the tile it loaded `round_trip_percent` of the time), from \
+         the weights below (every choice read from the tables above), mixes in directed streams at {} % of the {}s, makes {} % of the \
          programs fault on purpose and {} % break a rule on purpose: {}. Each block is run by \
          the model before it is kept. `xstore cover` runs each scenario block by block and \
          counts the bins of the groups below. A byte a block writes more than once with \

@@ -3,7 +3,7 @@
 //! every unit is run by the model before it is kept; the map's windows of
 //! writable memory; and draws by the configuration's weights.
 
-use crate::exec::Step;
+use crate::exec::{Plan, Step};
 use crate::fault::Fault;
 use crate::machine::{Machine, TileSpec};
 use crate::tables::{
@@ -17,6 +17,9 @@ use xstore_core::{Access, Memory, MemoryMap, NoTrace};
 
 /// 2^64, the size of the address space.
 pub(super) const TOP: u128 = 1 << 64;
+
+/// The Local codes of the generator's TSTORE sources: bank T.
+const SOURCE_CODES: usize = LOCAL_TILES / 4;
 
 /// GPR selectors kept back from the body for the last, special block.
 const RESERVE: usize = 4;
@@ -43,6 +46,8 @@ pub(super) struct Gen<'a> {
     next_local: usize,
     next_shared: usize,
     tables: String,
+    /// The scenario's `[[init]]` entries: the bytes TLOADs read.
+    inits: Vec<(u64, Vec<u8>)>,
 }
 
 /// A run of writable memory: its first byte and its length.
@@ -92,6 +97,7 @@ impl<'a> Gen<'a> {
             next_local: 0,
             next_shared: 0,
             tables: String::new(),
+            inits: Vec::new(),
         }
     }
 
@@ -103,6 +109,24 @@ impl<'a> Gen<'a> {
             .iter()
             .zip(cfg.weights(axis))
             .map(|(c, &w)| if ok(&c.name) { w } else { 0 })
+            .collect();
+        let i = self.rng.weighted(&w)?;
+        Some(cfg.choices(axis)[i].name.as_str())
+    }
+
+    /// A choice of `axis` by weight, each weight scaled by `scale` (0 leaves
+    /// a choice out).
+    pub(super) fn pick_scaled(
+        &mut self,
+        axis: &str,
+        scale: impl Fn(&str) -> u32,
+    ) -> Option<&'a str> {
+        let cfg = self.cfg;
+        let w: Vec<u32> = cfg
+            .choices(axis)
+            .iter()
+            .zip(cfg.weights(axis))
+            .map(|(c, &w)| w.saturating_mul(scale(&c.name)))
             .collect();
         let i = self.rng.weighted(&w)?;
         Some(cfg.choices(axis)[i].name.as_str())
@@ -139,8 +163,12 @@ impl<'a> Gen<'a> {
     }
 
     /// A Local tile code no unit has used.
+    ///
+    /// TSTORE sources take bank T only (codes 0..15): a TLOAD (banks U, M, N)
+    /// takes the lowest register free when it runs, and the scenario sets
+    /// every source from the start.
     pub(super) fn local_code(&mut self) -> Option<u8> {
-        let c = (self.next_local < LOCAL_TILES).then_some(self.next_local as u8);
+        let c = (self.next_local < SOURCE_CODES).then_some(self.next_local as u8);
         self.next_local += 1;
         c
     }
@@ -182,7 +210,7 @@ impl<'a> Gen<'a> {
         None
     }
 
-    fn within(&mut self, lo: u32, hi: u32, want: (u32, u32)) -> Option<u32> {
+    pub(super) fn within(&mut self, lo: u32, hi: u32, want: (u32, u32)) -> Option<u32> {
         let (a, b) = (lo.max(want.0), hi.min(want.1));
         (a <= b).then(|| {
             if self.rng.ratio(1, 3) {
@@ -224,7 +252,7 @@ impl<'a> Gen<'a> {
         })
     }
 
-    fn cube_shape(
+    pub(super) fn cube_shape(
         &mut self,
         dtype: u8,
         layout: TileLayout,
@@ -269,6 +297,13 @@ impl<'a> Gen<'a> {
         published: bool,
         undefined: &[usize],
     ) -> bool {
+        // Every tile the scenario sets is there from the start: the tiles
+        // in use never pass the core's capacity, so no TLOAD before this
+        // one (the mirror ran it with fewer tiles) faults core_capacity.
+        let in_use = self.machine.state().capacity_in_use();
+        if in_use + u64::from(shape.capacity) > tables::CORE_TILE_CAPACITY {
+            return false;
+        }
         let bits = shape.bits();
         let need = if shape.layout.is_cube() {
             shape.capacity as usize
@@ -278,11 +313,6 @@ impl<'a> Gen<'a> {
         };
         let payload = self.rng.bytes(need);
         let dtype = tables::dtype_name(shape.dtype);
-        let default_loc = if shape.layout.is_cube() {
-            Location::Matrix
-        } else {
-            Location::Vector
-        };
         let undef: Vec<i128> = undefined.iter().map(|&i| i as i128).collect();
         let spec = TileSpec {
             dtype: &dtype,
@@ -309,6 +339,26 @@ impl<'a> Gen<'a> {
         if !ok {
             return false;
         }
+        self.write_tile(pe, code, shape, published, &payload, undefined);
+        true
+    }
+
+    /// The scenario's `[[tile]]` or `[[shared]]` table of a tile added.
+    fn write_tile(
+        &mut self,
+        pe: Option<usize>,
+        code: u8,
+        shape: &Shape,
+        published: bool,
+        payload: &[u8],
+        undefined: &[usize],
+    ) {
+        let dtype = tables::dtype_name(shape.dtype);
+        let default_loc = if shape.layout.is_cube() {
+            Location::Matrix
+        } else {
+            Location::Vector
+        };
         let t = &mut self.tables;
         match pe {
             Some(p) => {
@@ -333,12 +383,11 @@ impl<'a> Gen<'a> {
         if shape.location != default_loc {
             let _ = writeln!(t, "location = \"{}\"", shape.location.key());
         }
-        let _ = writeln!(t, "payload = \"{}\"", xstore_core::hex::encode(&payload));
-        if !undef.is_empty() {
+        let _ = writeln!(t, "payload = \"{}\"", xstore_core::hex::encode(payload));
+        if !undefined.is_empty() {
             let list: Vec<String> = undefined.iter().map(|i| i.to_string()).collect();
             let _ = writeln!(t, "undefined = [{}]", list.join(", "));
         }
-        true
     }
 
     /// Run one block's text on the mirror (`None`: it does not assemble).
@@ -370,6 +419,7 @@ impl<'a> Gen<'a> {
                 })
             }
             "region_first" | "region_last" => self.place_region(len, eb, how == "region_first"),
+            "read_only" => self.place_read_only(len, eb),
             "page_cross" => {
                 let &(s, wlen) = self.rng_pick(&fits)?;
                 let page = u128::from(PAGE_SIZE);
@@ -400,6 +450,36 @@ impl<'a> Gen<'a> {
                 }
                 (base % eb as u64 == 0).then_some(base)
             }
+        }
+    }
+
+    /// A base inside a read-only region (what a TLOAD may read).
+    fn place_read_only(&mut self, len: u128, eb: u128) -> Option<u64> {
+        let fits: Vec<(u64, u128)> = self
+            .map
+            .regions()
+            .iter()
+            .filter(|r| r.access == Access::ReadOnly && u128::from(r.size()) >= len)
+            .map(|r| (r.base, u128::from(r.size())))
+            .collect();
+        let &(s, size) = self.rng_pick(&fits)?;
+        let lo = u128::from(s).div_ceil(eb);
+        let hi = (u128::from(s) + size - len) / eb;
+        (lo <= hi).then(|| (self.rng.range(lo as u64, hi as u64) as u128 * eb) as u64)
+    }
+
+    /// Give the rows of `plan` random bytes in the scenario, so that what a
+    /// TLOAD reads is not all zeros (rows that pass 2^64 - 1 keep theirs).
+    /// Only the scenario gets them: no outcome depends on a value read.
+    pub(super) fn fill_rows(&mut self, p: &Plan) {
+        let len = p.row_bytes();
+        for i in 0..p.nrows.min(64) {
+            let a = p.addr(i, 0);
+            if len == 0 || u128::from(a) + u128::from(len) > TOP || self.inits.len() > 256 {
+                continue;
+            }
+            let bytes = self.rng.bytes(len.min(4096) as usize);
+            self.inits.push((a, bytes));
         }
     }
 
@@ -443,6 +523,9 @@ impl<'a> Gen<'a> {
             .map(|(k, v)| (k.clone(), RegInit::Int(*v)))
             .collect();
         s.regs(&regs);
+        for (addr, bytes) in &self.inits {
+            s.init(*addr, bytes);
+        }
         if !self.tables.is_empty() {
             s.raw(self.tables.trim_start_matches('\n'));
         }

@@ -1,6 +1,7 @@
 //! The generator and coverage model of the verification kit (`xstore gen
-//! pto`, `xstore cover`): constrained-random programs of TSTORE blocks in the
-//! Local, Shared and CUBE forms, every choice drawn from the crate's own
+//! pto`, `xstore cover`): constrained-random programs of TSTORE and TLOAD
+//! blocks in the Local, Shared and CUBE forms (TLOAD then TSTORE round trips
+//! among them), every choice drawn from the crate's own
 //! tables (data types, PEMode masks, tile layouts, CUBE cells, rules, fault
 //! kinds), and a coverage model of crossed points built from the same tables,
 //! with the classifier that runs a scenario block by block.
@@ -11,6 +12,7 @@
 //!   machine mirroring the scenario, on which every unit is run before it is
 //!   kept;
 //! - `block`: a legal block, from a set of wanted choices;
+//! - `load`: a legal TLOAD block, from the same wanted choices;
 //! - `special`: the last block that faults, breaks a rule or waits on purpose;
 //! - `program`: one program following the driver's plan, steering;
 //! - `cover`: a scenario's run, its bins hit;
@@ -20,6 +22,7 @@ mod block;
 mod cover;
 mod doc;
 mod gen;
+mod load;
 mod model;
 mod program;
 mod spec;

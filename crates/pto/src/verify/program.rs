@@ -2,36 +2,101 @@
 //! the configuration's weights, directed streams mixed in, and the special
 //! last block the plan (or the steering toward a bin) asks for.
 
-use super::block::{block, Want};
+use super::block::Want;
 use super::gen::Gen;
-use super::model::MASK_CLASSES;
-use super::spec::{self, FORMS};
+use super::load::build;
+use super::model::{rule_forms, MASK_CLASSES};
+use super::spec::{self, FORMS, OPS};
 use super::special::{special, Special};
 use crate::exec::Step;
 use crate::tables::{self, RULES};
+use crate::validate::Source;
 use xstore_core::verify::{Bin, Config, Generated, Intent, Plan, Rng};
 
-/// Make and keep one legal block of `w`; false when none could be made.
+/// Make and keep one legal block of `w`; false when none could be made. A
+/// TLOAD kept is followed, `round_trip_percent` of the time (always when
+/// `w.trip` says so), by a TSTORE of the tile it loaded.
 fn legal(g: &mut Gen<'_>, w: &Want<'_>) -> bool {
     for _ in 0..6 {
-        let Some(b) = block(g, w) else { continue };
+        let Some(b) = build(g, w) else { continue };
         let text = b.parts.text();
-        if let Some(Ok(Step::Stored | Step::NoOp)) = g.run(&text) {
+        let before = g.machine.clone();
+        if let Some(Ok(Step::Stored | Step::NoOp | Step::Loaded)) = g.run(&text) {
             g.legal.push(g.units.len());
             g.units.push(text);
+            let trip = w.trip.unwrap_or_else(|| g.percent("round_trip_percent"));
+            if w.load && trip {
+                round_trip(g, &before, b.pemode);
+            }
             return true;
         }
     }
     false
 }
 
-/// A block that is always legal: an earlier legal block again, or a
-/// well-formed block of PE mask 0000.
-fn fallback(g: &mut Gen<'_>) {
-    if !g.legal.is_empty() {
-        let i = *g.rng.pick(&g.legal.clone());
-        g.units.push(g.units[i].clone());
+/// A TSTORE of the whole valid region of the tile the last TLOAD filled,
+/// from the PEs that loaded it (nothing when it is a Shared tile left
+/// unpublished).
+fn round_trip(g: &mut Gen<'_>, before: &crate::machine::Machine, pemode: u8) {
+    let pes = super::block::selected(pemode);
+    let Some(&pe) = pes.first() else { return };
+    let local = (0..tables::LOCAL_TILES as u8)
+        .find(|&c| before.local(pe, c).is_none() && g.machine.local(pe, c).is_some())
+        .map(|c| {
+            (
+                Source::Local(c),
+                *g.machine.local(pe, c).expect("filled").shape(),
+            )
+        });
+    let shared = (0..tables::SHARED_TILES as u8)
+        .find(|&i| {
+            g.machine.shared(i).is_some_and(|t| t.published())
+                && before.shared(i) != g.machine.shared(i)
+        })
+        .map(|i| {
+            (
+                Source::Shared(i),
+                *g.machine.shared(i).expect("filled").shape(),
+            )
+        });
+    let Some((src, shape)) = local.or(shared) else {
         return;
+    };
+    let form = match src {
+        Source::Shared(_) => "shared",
+        Source::Local(_) if shape.layout.is_cube() => "cube",
+        Source::Local(_) => "local",
+    };
+    let dtype = tables::dtype_name(shape.dtype);
+    let mask = tables::mask_text(pemode);
+    let w = Want {
+        form: Some(form),
+        layout: Some(shape.layout.key()),
+        dtype: Some(&dtype),
+        mask: Some(&mask),
+        rect: Some("whole"),
+        reuse: Some((src, shape)),
+        ..Want::default()
+    };
+    legal(g, &w);
+}
+
+/// A block that is always legal: an earlier legal block again (when it
+/// runs again on the mirror as it did), or a well-formed block of PE mask
+/// 0000.
+fn fallback(g: &mut Gen<'_>) {
+    for _ in 0..4 {
+        if g.legal.is_empty() {
+            break;
+        }
+        let i = *g.rng.pick(&g.legal.clone());
+        let text = g.units[i].clone();
+        let mut mirror = g.machine.clone();
+        if let Some(Ok(Step::Stored | Step::NoOp | Step::Loaded)) = g.run(&text) {
+            g.units.push(text);
+            return;
+        }
+        std::mem::swap(&mut g.machine, &mut mirror);
     }
     let dt = tables::DTYPES
         .iter()
@@ -89,11 +154,16 @@ fn stream(g: &mut Gen<'_>, name: &'static str) -> bool {
 /// The special block a fault, illegal or pending bin asks for.
 fn special_of(bin: &Bin) -> Option<Special<'_>> {
     let v: Vec<&str> = bin.values.iter().map(String::as_str).collect();
+    let op = if bin.group.starts_with("load_") {
+        OPS[1]
+    } else {
+        OPS[0]
+    };
     match bin.group {
-        "fault" => Some(Special::Fault(v[0], v[1], Some(v[2]))),
-        "illegal" => {
+        "fault" | "load_fault" => Some(Special::Fault(op, v[0], v[1], Some(v[2]))),
+        "illegal" | "load_illegal" => {
             let rule = RULES.iter().find(|r| r.name() == v[0])?.rule;
-            Some(Special::Illegal(rule, Some(v[1])))
+            Some(Special::Illegal(op, rule, Some(v[1])))
         }
         "pending" => Some(Special::Pending(v[0])),
         _ => None,
@@ -148,6 +218,47 @@ fn want_of(bin: &Bin) -> Option<Want<'_>> {
             w.datr = Some(v[0] == "norm");
         }
         "stop" => w.c_bstop = Some(v[0] == "C.BSTOP"),
+        _ => return load_want_of(bin, w),
+    }
+    Some(w)
+}
+
+/// [`want_of`] for the groups a legal TLOAD hits.
+fn load_want_of<'b>(bin: &'b Bin, mut w: Want<'b>) -> Option<Want<'b>> {
+    let v: Vec<&str> = bin.values.iter().map(String::as_str).collect();
+    w.load = true;
+    match bin.group {
+        "load_form" => {
+            w.layout = Some(v[1]).filter(|_| v[0] == "cube");
+            w.dtype = Some(v[2]);
+        }
+        "load_mask" => w.mask_class = Some(v[1]),
+        "load_noop" => w.mask = Some("0000"),
+        "load_dims" => w.dims = Some(v[1]),
+        "load_stride" if v[1] == "single_row" => {
+            w.elements = Some("row");
+            w.stride = Some("exact");
+        }
+        "load_stride" => {
+            w.stride = Some(v[1]);
+            w.min_rows = 2;
+        }
+        "load_span" => w.place = Some(v[1]),
+        "load_nibble" => {
+            w.four_bit = true;
+            w.odd_cols = Some(v[1] == "odd");
+        }
+        "load_pad" => {
+            w.form = Some("cube");
+            w.layout = Some(v[0]);
+            w.pad = Some(v[1]);
+        }
+        "load_shared" => {
+            w.form = Some("shared");
+            w.shared_what = Some(v[0]);
+            w.mask_class = Some(if v[0] == "partial" { "one" } else { "all" });
+        }
+        "round_trip" => w.trip = Some(true),
         _ => return None,
     }
     Some(w)
@@ -157,14 +268,33 @@ fn want_of(bin: &Bin) -> Option<Want<'_>> {
 /// reach, a broken rule, or (now and then) a pending block.
 fn planned<'a>(g: &mut Gen<'a>, plan: &Plan<'_>) -> Option<Special<'a>> {
     if plan.fault.is_some() {
-        let way = g.pick("fault")?;
+        let op = g.pick("op")?;
+        let ways = spec::load_fault_ways();
+        let way = g.pick_where("fault", |w| {
+            op == OPS[0] || ways.iter().any(|(x, _)| *x == w)
+        })?;
         let place = g.pick_where("fault_place", |p| spec::fault_cell_why(way, p).is_none())?;
-        return Some(Special::Fault(way, place, None));
+        return Some(Special::Fault(op, way, place, None));
     }
     if plan.illegal.is_some() {
-        let name = g.pick("illegal")?;
-        let rule = RULES.iter().find(|r| r.name() == name)?.rule;
-        return Some(Special::Illegal(rule, None));
+        // Each bin of `illegal` and `load_illegal` about as likely: a rule
+        // by its weight times its bins, then one of its bins.
+        let cfg = g.cfg;
+        let cells = |rule| -> Vec<(&'static str, &'static str)> {
+            OPS.iter()
+                .filter(|o| cfg.allows("op", o))
+                .flat_map(|&o| rule_forms(rule, o).iter().map(move |&f| (o, f)))
+                .filter(|(_, f)| cfg.allows("form", f))
+                .collect()
+        };
+        let rule_of = |n: &str| RULES.iter().find(|r| r.name() == n).map(|r| r.rule);
+        let name = g.pick_scaled("illegal", |n| {
+            rule_of(n).map_or(0, |r| cells(r).len() as u32)
+        })?;
+        let rule = rule_of(name)?;
+        let all = cells(rule);
+        let &(op, form) = g.rng.pick(&all);
+        return Some(Special::Illegal(op, rule, Some(form)));
     }
     if g.percent("pending_percent") {
         return Some(Special::Pending(g.pick("pending")?));
@@ -196,7 +326,11 @@ pub(super) fn generate(cfg: &Config, plan: &Plan<'_>, rng: &mut Rng) -> Generate
                 }
             }
         }
-        if !legal(&mut g, &Want::default()) {
+        let w = Want {
+            load: g.pick("op") == Some(OPS[1]),
+            ..Want::default()
+        };
+        if !legal(&mut g, &w) {
             fallback(&mut g);
         }
     }

@@ -2,7 +2,7 @@
 //! from the crate's tables where a table holds the choices), the directed
 //! streams, the knobs, and the default memory map.
 
-use crate::tables::{self, Rule, TileLayout, DTYPES, PEMODES, RULES};
+use crate::tables::{self, Rule, TileLayout, DTYPES, PAD_VALUES, PEMODES, RULES};
 use xstore_core::isa::RegionDef;
 use xstore_core::verify::FAULT_PLACES;
 use xstore_core::verify::{Axis, Choice, GenSpec, Knob, StreamDef};
@@ -40,8 +40,22 @@ pub(crate) static GEN_MEMORY: [RegionDef; 5] = [
     region("top", 0xffff_ffff_ffff_0000, 0x1_0000, Access::ReadWrite),
 ];
 
-/// The forms of TSTORE, as the `form` axis and the bins name them.
+/// The forms of TSTORE and TLOAD, as the `form` axis and the bins name them.
 pub(crate) const FORMS: [&str; 3] = ["local", "shared", "cube"];
+
+/// The block kinds (`[weights.op]`): a TSTORE or a TLOAD.
+pub(crate) const OPS: [&str; 2] = ["tstore", "tload"];
+
+/// Where a legal TLOAD's span lies: the places of a store, and in a
+/// read-only region (a TLOAD reads read-only bytes).
+pub(crate) fn load_places() -> Vec<&'static str> {
+    PLACES.iter().copied().chain(["read_only"]).collect()
+}
+
+/// What happens to a Shared TLOAD's destination: a new tile published (every
+/// valid element loaded), a new tile left unpublished (a quarter holding
+/// valid elements not selected), an allocated tile loaded again.
+pub(crate) const LOAD_SHARED: [&str; 3] = ["published", "partial", "update"];
 
 /// How a block writes its loop bounds (`[weights.dims]`).
 pub(crate) const DIMS: [&str; 4] = ["inherit", "b_dim", "b_dim_gpr", "c_b_dimi"];
@@ -73,6 +87,15 @@ pub(crate) fn fault_ways() -> [(&'static str, &'static str); 3] {
         ("unmapped", tables::FaultKind::DataPage.name()),
         ("read_only", tables::FaultKind::DataPage.name()),
     ]
+}
+
+/// How a TLOAD faults on purpose: the ways of a store but a read-only byte,
+/// which a TLOAD reads (docs/pto.md, "TLOAD", order of checks).
+pub(crate) fn load_fault_ways() -> Vec<(&'static str, &'static str)> {
+    fault_ways()
+        .into_iter()
+        .filter(|(w, _)| *w != "read_only")
+        .collect()
 }
 
 /// Why a Shared source is not ready (`[weights.pending]`).
@@ -121,13 +144,15 @@ fn axes() -> Vec<Axis> {
     let rules = breakable();
     let places = fault_places();
     vec![
-        axis("form", "the TSTORE form: Local ordinary, Shared, Local CUBE", [("local", 40), ("shared", 30), ("cube", 30)]),
+        axis("op", "the block: a TSTORE, or a TLOAD (the mirror, reading GM into a new tile)", [("tstore", 60), ("tload", 40)]),
+        axis("form", "the TSTORE or TLOAD form: Local ordinary, Shared, Local CUBE", [("local", 40), ("shared", 30), ("cube", 30)]),
         axis(
             "dtype",
             "the element data type (every assigned element type; the CUBE form draws among those with a CUBE cell)",
             DTYPES.iter().filter(|d| d.bits > 0).map(|d| (d.name, 10)),
         ),
-        axis("layout", "the tile layout of a CUBE block (B.DATR M322ND, M162ND, N82ND)", cube.iter().map(|l| (*l, 10))),
+        axis("layout", "the tile layout of a CUBE block (TSTORE B.DATR M322ND, M162ND, N82ND; TLOAD ND2M32, ND2M16, ND2N8)", cube.iter().map(|l| (*l, 10))),
+        axis("pad", "the B.DATR PadValue of a CUBE TLOAD: what the destination's physical tail takes", PAD_VALUES.iter().map(|p| (*p, 10))),
         axis("mask", "the PE mask of the source binding (every PEMode; 0000 is a no-op)", masks.iter().map(|(m, w)| (m.as_str(), *w))),
         axis(
             "dims",
@@ -140,11 +165,11 @@ fn axes() -> Vec<Axis> {
         axis("view", "the B.SUBVIEW of a Shared block: none, one partial row, whole rows", VIEWS.iter().zip([40, 30, 30]).map(|(v, w)| (*v, w))),
         axis(
             "fault",
-            "how a block faults on purpose: a misaligned element (DataAlignment), an unmapped or a read-only byte (DataPage)",
+            "how a block faults on purpose: a misaligned element (DataAlignment), an unmapped or (TSTORE) a read-only byte (DataPage)",
             fault_ways().into_iter().map(|(f, _)| (f, 10)),
         ),
         axis("fault_place", "where a fault on purpose lies (its first failing byte, or the misaligned element)", places.iter().map(|p| (*p, 10))),
-        axis("illegal", "the rule an illegal block breaks (every rule of structure and legality a text program can break)", rules.iter().map(|r| (r.name(), 10))),
+        axis("illegal", "the rule an illegal block breaks (every rule of structure and legality a text program can break, in a TSTORE or a TLOAD)", rules.iter().map(|r| (r.name(), 10))),
         axis("pending", "why the Shared source of a pending block is not ready", PENDING.iter().map(|p| (*p, 10))),
     ]
 }
@@ -229,6 +254,20 @@ pub(crate) const KNOBS: &[Knob] = &[
         max: 100,
     },
     Knob {
+        name: "round_trip_percent",
+        meaning: "percent of legal TLOAD blocks followed by a TSTORE of the tile they loaded (its whole valid region, same PEs)",
+        default: 50,
+        min: 0,
+        max: 100,
+    },
+    Knob {
+        name: "read_only_percent",
+        meaning: "percent of TLOAD blocks that read a read-only region",
+        default: 10,
+        min: 0,
+        max: 100,
+    },
+    Knob {
         name: "c_bstop_percent",
         meaning: "percent of blocks closed by C.BSTOP rather than BSTOP",
         default: 25,
@@ -265,25 +304,7 @@ pub(crate) fn breakable() -> Vec<Rule> {
         .iter()
         .map(|r| r.rule)
         .filter(|r| !matches!(r, Rule::Decode | Rule::ElementAlignment | Rule::ElementPage))
-        .filter(|r| !tload_rule(*r))
         .collect()
-}
-
-/// The rules of a block's destination (TLOAD's binding, shape, register and
-/// capacity), and a TSTORE that binds a destination: the generator writes
-/// TSTORE blocks only, so no program breaks these yet and they have no bins.
-pub(crate) fn tload_rule(r: Rule) -> bool {
-    matches!(
-        r,
-        Rule::BindingRole
-            | Rule::DestSizeCode
-            | Rule::DestDims
-            | Rule::DestShape
-            | Rule::SharedShape
-            | Rule::DestRegister
-            | Rule::CoreCapacity
-            | Rule::SharedUpdate
-    )
 }
 
 /// The fault places some bin of `fault` can reach.

@@ -4,10 +4,11 @@
 //! structure or legality, or one that waits on a Shared source. Each is run
 //! on the mirror before it is kept, so the intent is what the model does.
 
-use super::block::{block, span_len, Want};
+use super::block::{span_len, Want};
 use super::gen::{Gen, TOP};
+use super::load::{build, first_read};
 use super::model::{self, MASK_CLASSES};
-use super::spec::{fault_ways, FORMS};
+use super::spec::{fault_ways, FORMS, OPS};
 use crate::exec::Step;
 use crate::tables::{self, LayoutUse, Rule, TileLayout, DATR_LAYOUTS, GPRS};
 use xstore_core::mem::PAGE_SIZE;
@@ -17,10 +18,11 @@ use xstore_core::Access;
 /// A special block.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Special<'w> {
-    /// A memory fault: how, where, in which form (any when `None`).
-    Fault(&'w str, &'w str, Option<&'w str>),
-    /// A broken rule, in which form.
-    Illegal(Rule, Option<&'w str>),
+    /// A memory fault: of which block (`tstore`, `tload`), how, where, in
+    /// which form (any when `None`).
+    Fault(&'w str, &'w str, &'w str, Option<&'w str>),
+    /// A broken rule: of which block, which rule, in which form.
+    Illegal(&'w str, Rule, Option<&'w str>),
     /// A Shared source not ready, and why.
     Pending(&'w str),
 }
@@ -31,8 +33,8 @@ pub(super) fn special(g: &mut Gen<'_>, s: Special<'_>) -> Option<Intent> {
     g.special = true;
     for _ in 0..8 {
         let got = match s {
-            Special::Fault(way, place, form) => fault(g, way, place, form),
-            Special::Illegal(rule, form) => illegal(g, rule, form),
+            Special::Fault(op, way, place, form) => fault(g, op, way, place, form),
+            Special::Illegal(op, rule, form) => illegal(g, op, rule, form),
             Special::Pending(why) => pending(g, why),
         };
         if let Some((text, intent)) = got {
@@ -174,7 +176,13 @@ fn target(g: &mut Gen<'_>, way: &str, place: &str, eb: u64) -> Option<u64> {
     }
 }
 
-fn fault(g: &mut Gen<'_>, way: &str, place: &str, form: Option<&str>) -> Option<(String, Intent)> {
+fn fault(
+    g: &mut Gen<'_>,
+    op: &str,
+    way: &str,
+    place: &str,
+    form: Option<&str>,
+) -> Option<(String, Intent)> {
     let kind = fault_ways().iter().find(|(w, _)| *w == way)?.1;
     let stride = *g.rng.pick(&["exact", "gap"]);
     let w = Want {
@@ -185,34 +193,25 @@ fn fault(g: &mut Gen<'_>, way: &str, place: &str, form: Option<&str>) -> Option<
         min_bits: if way == "misaligned" { 16 } else { 0 },
         min_rows: if place == "wrap" { 2 } else { 1 },
         mask_class: Some(mask_class(g)),
+        load: op == OPS[1],
         ..Want::default()
     };
-    let b = block(g, &w)?;
+    let b = build(g, &w)?;
     let (base_reg, stride_reg) = b.ior.filter(|(_, s)| *s != 0)?;
-    let p = *b.plans.last().filter(|p| p.nrows > 0 && p.ncols > 0)?;
+    // The first read (or write) of the last selected PE, and how far it
+    // lies from that PE's base: the element the fault is placed at.
+    let (p, off) = match w.load {
+        true => first_read(g, &b)?,
+        false => (*b.plans.last()?, 0),
+    };
+    if p.nrows == 0 || p.ncols == 0 || (place == "wrap" && p.r0 != 0) {
+        return None;
+    }
     let eb = u64::from(p.bits / 8).max(1);
     let t = target(g, way, place, eb)?;
-    let (base, stride) = if place == "wrap" {
-        let rb = u128::from(p.row_bytes());
-        let top = g
-            .map
-            .regions()
-            .iter()
-            .find(|r| r.last == u64::MAX && r.access == Access::ReadWrite)?
-            .base;
-        let hi = (TOP - rb) / u128::from(eb) * u128::from(eb);
-        let base = (hi - u128::from(eb) * u128::from(g.rng.below(16))) as u64;
-        if p.nrows < 2 || base < top || u128::from(t) >= u128::from(base) {
-            return None;
-        }
-        (base, t.wrapping_sub(base))
-    } else if way == "misaligned" {
-        (t, p.stride)
-    } else {
-        (t - t % eb, p.stride)
-    };
+    let (base, stride) = fault_base(g, &p, t, way, place, eb)?;
     let _ = span_len(&p, stride);
-    g.set_reg(p.pe, base_reg, base);
+    g.set_reg(p.pe, base_reg, base.wrapping_sub(off));
     g.set_reg(p.pe, stride_reg, stride);
     let text = b.parts.text();
     let want = if way == "misaligned" {
@@ -232,6 +231,36 @@ fn fault(g: &mut Gen<'_>, way: &str, place: &str, form: Option<&str>) -> Option<
     }
 }
 
+/// The address of a plan's first element and its stride so that the fault
+/// lies at `t`: row 0 just below 2^64 and row 1 at `t` for `wrap`, else
+/// the element itself at `t`.
+fn fault_base(
+    g: &mut Gen<'_>,
+    p: &crate::exec::Plan,
+    t: u64,
+    way: &str,
+    place: &str,
+    eb: u64,
+) -> Option<(u64, u64)> {
+    if place != "wrap" {
+        let base = if way == "misaligned" { t } else { t - t % eb };
+        return Some((base, p.stride));
+    }
+    let rb = u128::from(p.row_bytes());
+    let top = g
+        .map
+        .regions()
+        .iter()
+        .find(|r| r.last == u64::MAX && r.access == Access::ReadWrite)?
+        .base;
+    let hi = (TOP - rb) / u128::from(eb) * u128::from(eb);
+    let base = (hi - u128::from(eb) * u128::from(g.rng.below(16))) as u64;
+    if p.nrows < 2 || base < top || u128::from(t) >= u128::from(base) {
+        return None;
+    }
+    Some((base, t.wrapping_sub(base)))
+}
+
 fn datr(usage: impl Fn(LayoutUse) -> bool) -> Vec<&'static str> {
     DATR_LAYOUTS
         .iter()
@@ -243,6 +272,7 @@ fn datr(usage: impl Fn(LayoutUse) -> bool) -> Vec<&'static str> {
 /// Change a legal block's parts so that it breaks `rule` (the rules of the
 /// source tile are broken when the tiles are made).
 fn mutate(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()> {
+    let load = b.parts.bstart.starts_with("BSTART.TLOAD");
     let p = &mut b.parts;
     let none = tables::dtype_name(0);
     match rule {
@@ -278,6 +308,7 @@ fn mutate(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<()
         Rule::IotClosedByL => p.binding = p.binding.replace(", last", ""),
         Rule::OneSourceDomain => p.header.push(p.binding.clone()),
         Rule::SubviewPlacement => p.subview = Some("B.SUBVIEW 1, zero, 0, 1".into()),
+        _ if load => return super::load::breach(g, rule, b),
         _ => return legality(g, rule, b),
     }
     Some(())
@@ -293,6 +324,10 @@ fn legality(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<
                 .filter(|&c| tables::dtype_storable(c).is_none())
                 .collect();
             p.bstart = format!("BSTART.TSTORE {}", tables::dtype_name(*g.rng.pick(&codes)));
+        }
+        Rule::BindingRole => {
+            let mask = tables::mask_text(b.pemode);
+            p.binding = format!("B.IOT mask={mask}, last, ->T<1>");
         }
         Rule::IosSource => p.binding.push_str(", size=1"),
         Rule::DatrApplicability => {
@@ -337,29 +372,21 @@ fn legality(g: &mut Gen<'_>, rule: Rule, b: &mut super::block::Built) -> Option<
     Some(())
 }
 
-fn illegal(g: &mut Gen<'_>, rule: Rule, form: Option<&str>) -> Option<(String, Intent)> {
-    let forms = model::rule_forms(rule);
+fn illegal(g: &mut Gen<'_>, op: &str, rule: Rule, form: Option<&str>) -> Option<(String, Intent)> {
+    let forms = model::rule_forms(rule, op);
     let form = match form.filter(|f| forms.contains(f)) {
         Some(f) => f,
         None => g.pick_where("form", |f| forms.contains(&f))?,
     };
-    let tile = matches!(
-        rule,
-        Rule::TileAllocated
-            | Rule::SourceDtype
-            | Rule::SourceLayout
-            | Rule::CubeDescriptor
-            | Rule::SourceDefined
-    );
     let w = Want {
         form: FORMS.iter().copied().find(|f| *f == form),
         mask_class: Some(mask_class(g)),
         view: (rule == Rule::SubviewPlacement || rule == Rule::IosSource).then_some("none"),
         brk: Some(rule),
+        load: op == OPS[1],
         ..Want::default()
     };
-    let _ = tile;
-    let mut b = block(g, &w)?;
+    let mut b = build(g, &w)?;
     mutate(g, rule, &mut b)?;
     let text = b.parts.text();
     match g.run(&text)? {
@@ -381,7 +408,7 @@ fn pending(g: &mut Gen<'_>, why: &str) -> Option<(String, Intent)> {
         mask_class: Some(mask_class(g)),
         ..Want::default()
     };
-    let mut b = block(g, &w)?;
+    let mut b = build(g, &w)?;
     let id = g.shared_id()?;
     if why == "unpublished" && !g.add_tile(None, id, &b.shape, false, &[]) {
         return None;
