@@ -334,6 +334,7 @@ const SCENARIOS = [
   "examples/pto/fault_alignment_first.toml",
   "examples/pto/source_local.toml",
   "examples/q7/aligned_loop.toml",
+  "examples/pto/tload_store_back.toml",
 ];
 
 async function waitLabel(page, prefix) {
@@ -358,6 +359,15 @@ test("every example is one click away, and running one shows its map and steps",
     const writers = trace.steps.filter((s) => s.writes.length > 0).length;
     assert.equal(await page.locator(LEGEND_WRITERS).count(), writers, `${path}: legend entries`);
     assert.equal(await page.locator("#steps-table tr").count(), trace.steps.length + 1, `${path}: steps`);
+    // The tiles the run changed, one row each, as `run --json` gives them.
+    const tiles = (run.tiles || []).filter((x) => x.changed);
+    assert.equal(await page.locator("#tiles-table tr").count(), tiles.length ? tiles.length + 1 : 0, `${path}: tiles`);
+    if (path.includes("tload")) assert.ok(tiles.length > 0, `${path}: its TLOAD changes a tile`);
+    for (const [i, x] of tiles.entries()) {
+      const cells = page.locator("#tiles-table tr").nth(i + 1).locator("td");
+      assert.equal(await cells.nth(0).textContent(), x.name, `${path}: tile ${i}`);
+      assert.equal(await cells.nth(2).getAttribute("title"), x.data, `${path}: tile ${i} data`);
+    }
     if (run.fault && run.fault.address !== null) {
       assert.equal(await page.locator("#map svg rect.cell.fault").count(), 1, `${path}: the fault's cell`);
     }

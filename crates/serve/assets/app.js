@@ -345,6 +345,7 @@ function renderSummary(t) {
   for (const p of t.pending) {
     box.append(el("div", { class: "note" }, `pending: ${p.len} byte(s) for ${fmtAddr(p.addr)} held in ${p.holder}`));
   }
+  renderTiles(box, t.tiles); // the trace keeps the changed tiles only
   if (t.has_expect) {
     const ok = t.expect_failures.length === 0;
     box.append(el("div", { id: "expect", class: ok ? "" : "lint-warning" },
@@ -355,6 +356,23 @@ function renderSummary(t) {
       `the trace keeps the first ${t.steps.length} instruction(s); ${t.steps_omitted} more and ` +
       `${t.bytes_omitted} written byte(s) are left out of the map`));
   }
+}
+
+/** Longest run of element digits a tile's row shows before it is cut. */
+const TILE_DIGITS = 96;
+
+/** The tiles the run changed (a PTO TLOAD's destination), as `run` prints them. */
+function renderTiles(box, tiles) {
+  if (tiles.length === 0) return;
+  const table = el("table", { id: "tiles-table" });
+  table.append(el("tr", {}, el("th", {}, "tile"), el("th", {}, "descriptor"), el("th", {}, "valid elements")));
+  for (const x of tiles) {
+    const data = x.data.length > TILE_DIGITS ? x.data.slice(0, TILE_DIGITS) + "…" : x.data;
+    table.append(el("tr", {}, el("td", { class: "mono" }, x.name),
+      el("td", {}, x.descriptor === null ? "freed" : x.descriptor),
+      el("td", { class: "mono hexcell", title: x.data }, data)));
+  }
+  box.append(table);
 }
 
 function regText(r) {
