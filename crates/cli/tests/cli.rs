@@ -294,6 +294,7 @@ fn bench_pto_lists_its_cases_and_targets() {
             ("pto.u4x2", None),
             ("pto.shared_4pe", None),
             ("pto.decode", None),
+            ("pto.asm", Some(0.3)),
         ]
     );
 }
