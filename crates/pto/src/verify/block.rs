@@ -10,7 +10,7 @@ use super::spec::FORMS;
 use crate::exec::{plan_block, Plan, Planned};
 use crate::tables::{self, LayoutUse, Rule, TileLayout, DATR_LAYOUTS, GPRS, NUM_PES, PEMODES};
 use crate::tile::{Location, Shape};
-use crate::validate::{check_static, check_structure, Source};
+use crate::validate::{check_static, check_structure, Header, Source};
 
 /// What a block should be; `None` leaves a choice to the weights.
 #[derive(Debug, Clone, Copy, Default)]
@@ -519,18 +519,28 @@ pub(super) fn finish(
     Some(b)
 }
 
+/// What the crate's own checks say of the block `p` before it is planned:
+/// `Err(())` when it does not assemble or its structure is broken (or, for a
+/// block not meant to break a rule, a static check fails); `Ok(None)` for a
+/// well-formed block meant to break a rule (nothing to plan); `Ok(Some(h))`
+/// for a statically legal one, with its header.
+pub(super) fn checked(p: &Parts, breaking: bool) -> Result<Option<Header>, ()> {
+    let words = crate::assemble(&p.text()).map_err(|_| ())?;
+    let (h, v) = check_structure(&words);
+    let h = h.filter(|_| v.is_empty()).ok_or(())?;
+    match (breaking, check_static(&h).is_empty()) {
+        (true, _) => Ok(None),
+        (false, true) => Ok(Some(h)),
+        (false, false) => Err(()),
+    }
+}
+
 /// Every selected PE's plan, from the crate's planner (an empty list for a
 /// block meant to break a rule).
 fn plan(g: &mut Gen<'_>, p: &Parts, breaking: bool) -> Option<Vec<Plan>> {
-    let words = crate::assemble(&p.text()).ok()?;
-    let (h, v) = check_structure(&words);
-    let h = h.filter(|_| v.is_empty())?;
-    if breaking {
+    let Some(h) = checked(p, breaking).ok()? else {
         return Some(Vec::new());
-    }
-    if !check_static(&h).is_empty() {
-        return None;
-    }
+    };
     let mut plans = Vec::new();
     if h.pemode == 0 {
         return Some(plans);

@@ -6,14 +6,14 @@
 //! is kept.
 
 use super::block::{
-    choose, datr_name, dim_line, elem_ranges, finish, selected, Built, Choice, Parts, Want,
+    checked, choose, datr_name, dim_line, elem_ranges, finish, selected, Built, Choice, Parts, Want,
 };
 use super::gen::Gen;
 use crate::exec::Plan;
 use crate::load::plan_load;
 use crate::tables::{self, LayoutUse, Rule, TileLayout, CAP_UNIT, PAD_VALUES, TILE_BANKS};
 use crate::tile::{Location, Shape};
-use crate::validate::{check_static, check_structure};
+use crate::validate::check_structure;
 
 /// A block of `w`: a TLOAD when `w.load`, else a TSTORE (not run).
 pub(super) fn build(g: &mut Gen<'_>, w: &Want<'_>) -> Option<Built> {
@@ -180,15 +180,9 @@ fn binding(g: &mut Gen<'_>, c: &Choice, s: &Shape, w: &Want<'_>) -> Option<Strin
 /// the mirror, as one rectangle per PE from its base (row 0, column 0) to
 /// the last row and column it reads: what placing its reads must fit.
 fn planner(g: &mut Gen<'_>, p: &Parts, breaking: bool) -> Option<Vec<Plan>> {
-    let words = crate::assemble(&p.text()).ok()?;
-    let (h, v) = check_structure(&words);
-    let h = h.filter(|_| v.is_empty())?;
-    if breaking {
+    let Some(h) = checked(p, breaking).ok()? else {
         return Some(Vec::new());
-    }
-    if !check_static(&h).is_empty() {
-        return None;
-    }
+    };
     let mut plans = Vec::new();
     plan_load(g.machine.state(), &h, &mut plans).ok()?;
     let mut whole: Vec<Plan> = Vec::new();
