@@ -98,8 +98,14 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Bundle>, DecodeError> {
     bytes
         .chunks(BUNDLE_BYTES)
         .enumerate()
-        .map(|(i, chunk)| decode_one(chunk).map_err(|e| e.offset_by((i * BUNDLE_BYTES) as u64)))
+        .map(|(i, chunk)| decode_nth(chunk, i))
         .collect()
+}
+
+/// [`decode_one`] of bundle `i` of a stream, `chunk` its bytes: an error's
+/// offset is the stream's.
+pub(crate) fn decode_nth(chunk: &[u8], i: usize) -> Result<Bundle, DecodeError> {
+    decode_one(chunk).map_err(|e| e.offset_by((i * BUNDLE_BYTES) as u64))
 }
 
 /// A decode error as the commands report it: under the rule

@@ -41,7 +41,7 @@ pub(crate) fn validate_bytes(bytes: &[u8]) -> Validation {
             .map(|k| k * BUNDLE_BYTES)
             .collect()
     };
-    let unknown = at(&|b| b.kept().is_some());
+    let unknown = at(&unknown);
     // The public template with the reserved imm4: its fields are known, its value is not legal.
     let reserved = at(&|b| b.kept().is_some_and(encoding::reserved_imm4));
     // Bundles whose fields are not public at all.
@@ -138,17 +138,27 @@ impl Bundle {
     }
 }
 
+/// A decoded bundle that keeps its bytes: no public template matches it. It is
+/// the one kind of bundle [`validate_bytes`] fails (`known_encoding`, and
+/// `legal_immediate` for the reserved imm4, which also keeps its bytes);
+/// [`check_stream`] reads the verdict from it without building the checks.
+fn unknown(b: &Bundle) -> bool {
+    b.kept().is_some()
+}
+
 /// `validate`'s verdict on a whole stream without building a report for it:
 /// calls `invalid(i)` for each bundle `i` that fails a check, in order, and
 /// returns how many bundles the stream holds. A stream that does not divide
-/// into bundles is the decoder's error. The Python module's `q7.check` is
-/// this loop.
+/// into bundles is the decoder's error (the calls made before it are for the
+/// bundles before the one that does not decode). The Python module's
+/// `q7.check` is this loop: one bundle decoded at a time, nothing allocated.
 pub fn check_stream(bytes: &[u8], mut invalid: impl FnMut(usize)) -> Result<usize, Diagnostic> {
-    let bundles = codec::decode(bytes).map_err(codec::diagnostic)?;
-    for (i, b) in bundles.iter().enumerate() {
-        if !b.validate().valid {
+    let mut n = 0;
+    for (i, chunk) in bytes.chunks(BUNDLE_BYTES).enumerate() {
+        if unknown(&codec::decode_nth(chunk, i).map_err(codec::diagnostic)?) {
             invalid(i);
         }
+        n += 1;
     }
-    Ok(bundles.len())
+    Ok(n)
 }

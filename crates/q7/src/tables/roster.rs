@@ -1559,7 +1559,9 @@ fn by_name() -> &'static [u16] {
 
 /// Index of `IVP_SV2NX8_IP`, the one op whose bundle encoding is public.
 pub(crate) fn sv2nx8_ip() -> u16 {
-    find("IVP_SV2NX8_IP").expect("in the roster") as u16
+    // Looked up once: the decoder asks for it per bundle.
+    static K: OnceLock<u16> = OnceLock::new();
+    *K.get_or_init(|| find("IVP_SV2NX8_IP").expect("in the roster") as u16)
 }
 
 /// The mnemonic or alias that `name` misspells, if one is closest
