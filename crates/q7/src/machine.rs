@@ -219,14 +219,41 @@ impl Machine {
     /// A register by name (case-insensitive): ARs and vbools as integers,
     /// vec and valign registers as 128 hex digits, lane 0 first.
     pub fn reg(&self, name: &str) -> Option<RegValue> {
-        let r = Reg::parse(name)?;
+        Some(self.value(Reg::parse(name)?))
+    }
+
+    /// The value of register `r`, as [`Machine::reg`] gives it.
+    fn value(&self, r: Reg) -> RegValue {
         let i = r.index();
-        Some(match r.file() {
+        match r.file() {
             File::Ar => RegValue::Int(self.a[i] as u64),
             File::Vec => RegValue::Hex(xstore_core::hex::encode(&self.v[i])),
             File::Vbool => RegValue::Int(self.vb[i]),
             File::Valign => RegValue::Hex(xstore_core::hex::encode(&self.u[i].data)),
-        })
+        }
+    }
+
+    /// Whether register file `f` holds what it held in `before` (a valign
+    /// register compared by what it shows: its image, and its stream while
+    /// one is open).
+    fn file_same(&self, before: &Machine, f: File) -> bool {
+        match f {
+            File::Ar => self.a == before.a,
+            File::Vec => self.v == before.v,
+            File::Vbool => self.vb == before.vb,
+            File::Valign => (0..VALIGN_COUNT).all(|i| self.u[i].visible() == before.u[i].visible()),
+        }
+    }
+
+    /// Whether register `r` holds what it held in `before`.
+    fn reg_same(&self, before: &Machine, r: Reg) -> bool {
+        let i = r.index();
+        match r.file() {
+            File::Ar => self.a[i] == before.a[i],
+            File::Vec => self.v[i] == before.v[i],
+            File::Vbool => self.vb[i] == before.vb[i],
+            File::Valign => self.u[i].visible() == before.u[i].visible(),
+        }
     }
 
     /// Set a register by name, with the value [`Machine::reg`] gives it (a
@@ -283,22 +310,16 @@ impl Registers for Machine {
         self.clone()
     }
     fn changed(&self, before: &Machine, out: &mut Vec<RegReport>) {
-        if self == before {
-            return;
-        }
-        for r in Reg::all() {
-            let i = r.index();
-            let differs = match r.file() {
-                File::Ar => self.a[i] != before.a[i],
-                File::Vec => self.v[i] != before.v[i],
-                File::Vbool => self.vb[i] != before.vb[i],
-                File::Valign => self.u[i].visible() != before.u[i].visible(),
-            };
-            if differs {
-                let name = r.to_string();
+        // Report order is file by file; a file that holds what it held is
+        // passed over whole.
+        for f in File::ALL {
+            if self.file_same(before, f) {
+                continue;
+            }
+            for r in Reg::of_file(f).filter(|&r| !self.reg_same(before, r)) {
                 out.push(RegReport {
-                    value: self.reg(&name).expect("every register has a value"),
-                    name,
+                    name: r.name(),
+                    value: self.value(r),
                     changed: true,
                 });
             }

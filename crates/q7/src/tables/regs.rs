@@ -158,18 +158,36 @@ impl Reg {
 
     /// Every register, in report order.
     pub fn all() -> impl Iterator<Item = Reg> {
-        File::ALL.into_iter().flat_map(|f| {
-            (0..f.def().count).map(move |i| Reg {
-                file: f,
-                index: i as u8,
-            })
+        File::ALL.into_iter().flat_map(Reg::of_file)
+    }
+
+    /// Every register of file `f`, in report order.
+    pub fn of_file(f: File) -> impl Iterator<Item = Reg> {
+        (0..f.def().count).map(move |i| Reg {
+            file: f,
+            index: i as u8,
         })
+    }
+}
+
+impl Reg {
+    /// The register's name: its file's prefix and its number (`a3`, `vb12`),
+    /// built without the formatting machinery, since a step's report names
+    /// each register it changes.
+    pub fn name(self) -> String {
+        let mut s = String::with_capacity(5);
+        s.push_str(self.file.def().prefix);
+        if self.index >= 10 {
+            s.push(char::from(b'0' + self.index / 10));
+        }
+        s.push(char::from(b'0' + self.index % 10));
+        s
     }
 }
 
 impl fmt::Display for Reg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.file.def().prefix, self.index)
+        f.write_str(&self.name())
     }
 }
 
