@@ -1036,7 +1036,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     }
     let mut results: Vec<BenchResult> = Vec::new();
     let all = what == "all";
-    let mut known = vec!["all", "memory"];
+    let mut known = vec!["all", "memory", "hex"];
     known.extend(xstore_isas::names());
     known.extend(["gen", "scaling"]);
     if !known.contains(&what) {
@@ -1071,6 +1071,9 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     };
     if all || what == "memory" {
         group("memory", &|| xstore_devkit::bench::memory(quick));
+    }
+    if all || what == "hex" {
+        group("hex", &|| xstore_devkit::bench::hex(quick));
     }
     for isa in xstore_isas::all() {
         if all || what == isa.name() {

@@ -89,7 +89,7 @@ pub(crate) enum Other {
     },
     /// Performance figures as ratios to an in-process baseline
     Bench {
-        /// memory, neuron, pto, q7, gen or all; or scaling (per-unit time at 10^3..10^6)
+        /// memory, hex, neuron, pto, q7, gen or all; or scaling (per-unit time at 10^3..10^6)
         #[arg(default_value = "all")]
         what: String,
         /// Shorter runs (noisier figures)

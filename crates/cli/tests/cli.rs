@@ -300,6 +300,33 @@ fn bench_pto_lists_its_cases_and_targets() {
 }
 
 #[test]
+fn bench_hex_lists_both_readings_against_faster_hex() {
+    let o = xstore(&["bench", "hex", "--quick", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = parse(&o);
+    let rows: Vec<(&str, &str, Option<f64>)> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert!(r["ours"].as_f64().unwrap() > 0.0 && r["baseline"].as_f64().unwrap() > 0.0);
+            (
+                r["name"].as_str().unwrap(),
+                r["unit"].as_str().unwrap(),
+                r["target"].as_f64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("hex.decode", "MiB/s", Some(0.8)),
+            ("hex.decode_lines", "MiB/s", Some(0.8)),
+        ]
+    );
+}
+
+#[test]
 fn lint_json_shape_and_exit_codes() {
     let o = xstore(&["lint", "examples/q7/source_s4.toml", "--json"]);
     assert_eq!(code(&o), 1, "the source's own program earns warnings");

@@ -15,9 +15,129 @@ pub fn encode(bytes: &[u8]) -> String {
 
 /// Parse hex bytes in memory order. Whitespace (newlines included), `_` and
 /// `:` separate freely; an optional leading `0x` is accepted. Errors name the
-/// 1-based line and column (columns count characters). One pass: the position
-/// is carried along, so the work is linear in the text.
+/// 1-based line and column (columns count characters).
+///
+/// Text that decodes is decoded by [`decode_fast`] (runs of digits handed to
+/// `faster-hex`); anything else goes to [`decode_located`], the reference
+/// reading, which finds the error and its position. Both read the same rules,
+/// and a test holds them to the same bytes.
 pub fn decode(text: &str) -> Result<Vec<u8>, Diagnostic> {
+    match decode_fast(text.as_bytes()) {
+        Some(bytes) => Ok(bytes),
+        None => decode_located(text),
+    }
+}
+
+/// Whether `b` separates bytes: ASCII whitespace (as `char::is_whitespace`
+/// has it: tab, newline, vertical tab, form feed, return, space), `_` or `:`.
+#[inline]
+fn is_separator(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ' | b'_' | b':')
+}
+
+/// [`decode`] of text that holds only ASCII separators and runs of an even
+/// number of hex digits (after leading whitespace and an optional `0x`):
+/// the bytes, or `None` for anything else (an odd run, another character,
+/// non-ASCII text), which [`decode_located`] then reads. Lines of digits
+/// alone go to [`decode_lines`]; lines with other separators are split into
+/// their runs, each decoded by `faster-hex`.
+fn decode_fast(text: &[u8]) -> Option<Vec<u8>> {
+    let start = text
+        .iter()
+        .position(|&b| !b.is_ascii_whitespace() && b != 0x0b)
+        .unwrap_or(text.len());
+    let mut rest = &text[start..];
+    if let [b'0', b'x' | b'X', tail @ ..] = rest {
+        rest = tail;
+    }
+    if let Some(out) = decode_lines(rest) {
+        return Some(out);
+    }
+    let mut out = vec![0u8; rest.len() / 2];
+    let mut len = 0;
+    while !rest.is_empty() {
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let (piece, tail) = rest.split_at(end);
+        len += decode_piece(piece, &mut out[len..])?;
+        // Past the separator that ended the piece.
+        rest = tail.get(1..).unwrap_or_default();
+    }
+    out.truncate(len);
+    Some(out)
+}
+
+/// [`decode_fast`] of lines that hold nothing but an even number of digits
+/// each (the shape of every hex file the project writes): the lines' digits
+/// gathered into a small buffer and decoded a buffer at a time by
+/// `faster-hex` (a line longer than the buffer is decoded where it lies),
+/// or `None` when a line holds anything else.
+fn decode_lines(text: &[u8]) -> Option<Vec<u8>> {
+    const GATHER: usize = 4096;
+    let mut out = vec![0u8; text.len() / 2];
+    let mut len = 0;
+    let mut buf = [0u8; GATHER];
+    let mut held = 0;
+    let mut flush = |digits: &[u8], len: &mut usize| -> Option<()> {
+        let n = digits.len() / 2;
+        faster_hex::hex_decode(digits, &mut out[*len..*len + n]).ok()?;
+        *len += n;
+        Some(())
+    };
+    // Lines are mostly of one length: the next newline is looked for where
+    // the last line's length puts it before it is searched for. A guess that
+    // spans a newline puts it among the digits, which the check rejects.
+    let mut from = 0;
+    let mut last = 0;
+    while from <= text.len() {
+        let end = match text.get(from + last) {
+            Some(b'\n') => from + last,
+            _ => memchr::memchr(b'\n', &text[from..]).map_or(text.len(), |k| from + k),
+        };
+        let line = &text[from..end];
+        last = line.len();
+        from = end + 1;
+        if line.len() % 2 != 0 {
+            return None;
+        }
+        if held + line.len() > GATHER {
+            flush(&buf[..held], &mut len)?;
+            held = 0;
+        }
+        if line.len() > GATHER {
+            flush(line, &mut len)?;
+        } else {
+            buf[held..held + line.len()].copy_from_slice(line);
+            held += line.len();
+        }
+    }
+    flush(&buf[..held], &mut len)?;
+    out.truncate(len);
+    Some(out)
+}
+
+/// The bytes of `piece` (a line, without its newline) into `out`:
+/// how many, or `None` where [`decode_fast`] gives up.
+#[inline]
+fn decode_piece(piece: &[u8], out: &mut [u8]) -> Option<usize> {
+    let n = piece.len() / 2;
+    if piece.len() % 2 == 0 && faster_hex::hex_decode(piece, &mut out[..n]).is_ok() {
+        return Some(n);
+    }
+    // Other separators inside the piece: its runs one by one.
+    let mut len = 0;
+    for run in piece.split(|&b| is_separator(b)) {
+        // An odd run is an error of `faster-hex` too (a length that is not even).
+        let k = run.len() / 2;
+        faster_hex::hex_decode(run, &mut out[len..len + k]).ok()?;
+        len += k;
+    }
+    Some(len)
+}
+
+/// [`decode`], character by character, carrying the position: the reading
+/// that names where the text goes wrong. One pass, so the work is linear in
+/// the text.
+fn decode_located(text: &str) -> Result<Vec<u8>, Diagnostic> {
     let mut out = Vec::with_capacity(text.len() / 2);
     // Position of the character being looked at.
     let (mut line, mut col) = (1u32, 0u32);
@@ -120,6 +240,50 @@ pub fn decode_input(text: &str, name: &str) -> Result<Vec<u8>, Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Text made of digits, separators, prefixes and the characters that
+    /// end the fast reading (a bad digit, non-ASCII whitespace, a letter
+    /// beyond `f`).
+    fn hexish() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            8 => "[0-9a-fA-F]{1,8}",
+            3 => Just(" ".to_string()),
+            3 => Just("\n".to_string()),
+            1 => Just("\t".to_string()),
+            1 => Just("\r\n".to_string()),
+            1 => Just("\u{b}".to_string()),
+            1 => Just("\u{c}".to_string()),
+            1 => Just("_".to_string()),
+            1 => Just(":".to_string()),
+            1 => Just("0x".to_string()),
+            1 => Just("0X".to_string()),
+            1 => Just("g".to_string()),
+            1 => Just("\u{a0}".to_string()),
+            1 => Just("\u{2028}".to_string()),
+            1 => Just("é".to_string()),
+        ];
+        prop::collection::vec(piece, 0..16).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The fast reading gives the reference's bytes whenever it answers,
+        /// and answers for every ASCII text the reference accepts.
+        #[test]
+        fn fast_reading_agrees_with_the_located_one(text in hexish()) {
+            let located = decode_located(&text);
+            match decode_fast(text.as_bytes()) {
+                Some(b) => prop_assert_eq!(Ok(b), located.clone()),
+                None => prop_assert!(
+                    located.is_err() || !text.is_ascii(),
+                    "the fast reading gave up on valid ASCII text {:?}", text
+                ),
+            }
+            prop_assert_eq!(decode(&text), located);
+        }
+    }
 
     #[test]
     fn round_trip_and_separators() {

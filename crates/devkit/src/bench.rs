@@ -164,3 +164,43 @@ pub fn memory_random_64b(quick: bool) -> BenchResult {
 pub fn memory(quick: bool) -> Vec<BenchResult> {
     vec![memory_contiguous_64k(quick), memory_random_64b(quick)]
 }
+
+/// `hex.decode` and `hex.decode_lines`: hex text to bytes through
+/// `xstore_core::hex::decode` (the reading of every hex input: files, stdin,
+/// scenario `program.hex`, request bodies) against `faster-hex`, the fastest
+/// decoder among well-kept crates, both producing a new `Vec` of 64 KiB.
+/// `hex.decode` gives both the same text, digits only; `hex.decode_lines`
+/// gives ours the text as a user writes it, one 64-byte Neuron instruction
+/// (128 digits) per line, and the baseline the same digits without the
+/// newlines, which it cannot take.
+pub fn hex(quick: bool) -> Vec<BenchResult> {
+    const N: usize = 64 << 10;
+    let bytes: Vec<u8> = (0..N).map(|i| (i * 37) as u8).collect();
+    let digits = xstore_core::hex::encode(&bytes);
+    let lines: String = digits
+        .as_bytes()
+        .chunks(128)
+        .map(|l| format!("{}\n", std::str::from_utf8(l).expect("ASCII")))
+        .collect();
+    [("hex.decode", &digits), ("hex.decode_lines", &lines)]
+        .into_iter()
+        .map(|(name, text)| {
+            assert_eq!(xstore_core::hex::decode(text).expect("hex"), bytes);
+            compare(
+                name,
+                "MiB/s",
+                N as f64 / (1 << 20) as f64,
+                quick,
+                Some(0.8),
+                || {
+                    black_box(xstore_core::hex::decode(black_box(text)).expect("hex"));
+                },
+                || {
+                    let mut out = vec![0u8; N];
+                    faster_hex::hex_decode(black_box(digits.as_bytes()), &mut out).expect("hex");
+                    black_box(out);
+                },
+            )
+        })
+        .collect()
+}
