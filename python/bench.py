@@ -1,13 +1,13 @@
 """Figures of the Python module as ratios, measured in one run:
 
-- Neuron decode+validate of a 10^5-instruction stream through one call
-  (`xstore.neuron.check`) against the Rust rate of the same work
-  (`xstore.neuron.rust_check_rate`: the Rust function behind `check`,
-  `xstore_neuron::check_stream`, timed in Rust; `xstore bench neuron`'s
-  decode_validate times the same function), target >= 0.8;
-- the per-call cost of `Machine.execute` on one instruction against a Python
-  no-op call, target <= 20x;
-- streaming through the same stream with `neuron.decode_into` (one object
+- for each ISA, `check` of a 10^5-unit stream through one call
+  (`xstore.<isa>.check`) against the Rust rate of the same work
+  (`xstore.<isa>.rust_check_rate`: the Rust function behind `check`, the ISA
+  crate's `check_stream`, timed in Rust), target >= 0.9;
+- for each ISA, the per-call cost of `Machine.execute` on one unit against a
+  Python no-op call: target <= 4x; the run fails only above 20x (the figure
+  the package guarantees today; the 4x target is shown, met or not);
+- streaming through the Neuron stream with `neuron.decode_into` (one object
   refilled per instruction) against `neuron.decode` (one object each), both
   iterated in Python, target >= 1.5x;
 - the wall time of two threads each running `q7.check` on a 10^6-bundle
@@ -16,7 +16,7 @@
   average is at most its core count (other work on the cores leaves the two
   threads nothing to overlap on).
 
-Prints one line per figure and exits 1 when a target is missed."""
+Prints one line per figure and exits 1 when a judged target is missed."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 
 import xstore  # noqa: E402
-from xstore import neuron, q7  # noqa: E402
+from xstore import neuron, pto, q7  # noqa: E402
 
 N = 100_000
 
@@ -67,34 +67,71 @@ def stream() -> bytes:
     return (block * (N // 256 + 1))[: N * 64]
 
 
-def main() -> int:
-    data = stream()
-    assert neuron.check(data).count == N
-    # Alternating rounds, best of each, so that a slow moment of the machine
-    # falls on both.
+PTO_BLOCK = "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP"
+Q7_STORE = "IVP_SV2NX8_IP v0, a3, 64"
+
+
+def mark(ok: bool) -> str:
+    return "" if ok else "  MISSED"
+
+
+def check_ratio(name: str, check: Callable[[bytes], object],
+                rust_rate: Callable[[bytes, int], float], data: bytes) -> bool:
+    """`check` through Python against its Rust loop, in alternating rounds,
+    best of each, so that a slow moment of the machine falls on both."""
     rust = py = 0.0
     for _ in range(9):
-        rust = max(rust, neuron.rust_check_rate(data, 1))
-        py = max(py, best_rate(N, lambda: neuron.check(data), rounds=1))
+        rust = max(rust, rust_rate(data, 1))
+        py = max(py, best_rate(N, lambda: check(data), rounds=1))
     ratio = py / rust
-    m = neuron.Machine()
-    one = xstore.asm("neuron", "tensor_store.u8 [0x1000], num_elem=(4,1), imm=(1,2,3,4)")
+    ok = ratio >= 0.9
+    print(f"{name}.check (10^5 units, one call): {py:,.0f} units/s; Rust {rust:,.0f}/s; "
+          f"ratio {ratio:.2f} (target >= 0.9){mark(ok)}")
+    return ok
+
+
+def execute_overhead(name: str, execute: Callable[[bytes], object], one: bytes) -> bool:
+    """One unit through `Machine.execute` against a no-op call; both go
+    through one lambda, so the loop's own cost is in both."""
 
     def noop(x: object) -> None:
         return None
 
-    t_exec = per_call(lambda: m.execute(one))
-    t_noop = per_call(lambda: noop(one))
-    # Both go through one lambda, so the loop's own cost is in both.
+    t_exec = per_call(lambda: execute(one), calls=50_000)
+    t_noop = per_call(lambda: noop(one), calls=50_000)
     over = t_exec / t_noop
-    ok1, ok2 = ratio >= 0.8, over <= 20
-    print(f"neuron.check (10^5 instructions, one call): {py:,.0f} instructions/s; "
-          f"Rust {rust:,.0f}/s; ratio {ratio:.2f} (target >= 0.8){'' if ok1 else '  MISSED'}")
-    print(f"Machine.execute (one instruction): {t_exec * 1e9:.0f} ns per call; "
-          f"no-op call {t_noop * 1e9:.0f} ns; {over:.1f}x (target <= 20x){'' if ok2 else '  MISSED'}")
-    ok3 = reuse(data)
-    ok4 = two_threads()
-    return 0 if ok1 and ok2 and ok3 and ok4 else 1
+    print(f"{name} Machine.execute (one unit): {t_exec * 1e9:.0f} ns per call; no-op call "
+          f"{t_noop * 1e9:.0f} ns; {over:.1f}x (target <= 4x){mark(over <= 4)}"
+          f"{'' if over <= 20 else '  (above 20x: fails the run)'}")
+    return over <= 20
+
+
+def main() -> int:
+    data = stream()
+    assert neuron.check(data).count == N
+    oks = [check_ratio("neuron", neuron.check, neuron.rust_check_rate, data)]
+    blocks = xstore.asm("pto", PTO_BLOCK) * N
+    bundles = xstore.asm("q7", Q7_STORE) * N
+    assert pto.check(blocks).count == N and q7.check(bundles).count == N
+    oks.append(check_ratio("pto", pto.check, pto.rust_check_rate, blocks))
+    oks.append(check_ratio("q7", q7.check, q7.rust_check_rate, bundles))
+
+    n = neuron.Machine()
+    oks.append(execute_overhead("neuron", n.execute, xstore.asm(
+        "neuron", "tensor_store.u8 [0x1000], num_elem=(4,1), imm=(1,2,3,4)")))
+    p = pto.Machine(memory=xstore.Memory([(0, 0x1000, "rw")]))
+    p.regs["pe0.a0"] = 0x100
+    p.regs["pe0.a1"] = 16
+    p.set_tile(0, "T#1", dtype="U8", capacity=128, cols=8, valid_rows=2, valid_cols=3,
+               data=bytes(range(1, 7)))
+    oks.append(execute_overhead("pto", p.execute, xstore.asm("pto", PTO_BLOCK)))
+    # The store moves a3 on by 64 each time: a register changes at every call.
+    q = q7.Machine()
+    oks.append(execute_overhead("q7", q.execute, xstore.asm("q7", Q7_STORE)))
+
+    oks.append(reuse(data))
+    oks.append(two_threads())
+    return 0 if all(oks) else 1
 
 
 def walk(it: Iterable[object]) -> None:
@@ -111,13 +148,13 @@ def reuse(data: bytes) -> bool:
     gain = into / fresh
     ok = gain >= 1.5
     print(f"neuron.decode_into (10^5 instructions, walked): {into:,.0f} instructions/s; "
-          f"decode {fresh:,.0f}/s; {gain:.2f}x (target >= 1.5x){'' if ok else '  MISSED'}")
+          f"decode {fresh:,.0f}/s; {gain:.2f}x (target >= 1.5x){mark(ok)}")
     return ok
 
 
 def two_threads() -> bool:
     """Two threads each checking a stream, against one thread checking it once."""
-    data = xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64") * 1_000_000
+    data = xstore.asm("q7", Q7_STORE) * 1_000_000
 
     def one() -> None:
         q7.check(data)

@@ -55,6 +55,14 @@ def test_neuron_check_is_one_call_with_details() -> None:
     assert neuron.rust_check_rate(good * 100, 1) > 0
 
 
+def test_each_isa_times_its_check_loop_in_rust() -> None:
+    for mod, one in [(neuron, xstore.asm("neuron", STORE_U16)), (pto, xstore.asm("pto", PTO_BLOCK)),
+                     (q7, xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64"))]:
+        assert mod.rust_check_rate(one * 100, 2) > 0
+        # A stream that does not decode has no rate.
+        assert mod.rust_check_rate(one[:-1], 1) == 0
+
+
 def test_pto_and_q7_decode_and_check() -> None:
     b = xstore.asm("pto", PTO_BLOCK)
     words = pto.decode(b)

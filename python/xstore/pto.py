@@ -14,5 +14,6 @@ Tile = _m.Tile
 decode = _m.decode
 decode_into = _m.decode_into
 check = _m.check
+rust_check_rate = _m.rust_check_rate
 
-__all__ = ["Instruction", "Machine", "Tile", "check", "decode", "decode_into"]
+__all__ = ["Instruction", "Machine", "Tile", "check", "decode", "decode_into", "rust_check_rate"]

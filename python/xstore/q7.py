@@ -12,6 +12,7 @@ Machine = _m.Machine
 decode = _m.decode
 decode_into = _m.decode_into
 check = _m.check
+rust_check_rate = _m.rust_check_rate
 assemble = _m.assemble
 
-__all__ = ["Instruction", "Machine", "assemble", "check", "decode", "decode_into"]
+__all__ = ["Instruction", "Machine", "assemble", "check", "decode", "decode_into", "rust_check_rate"]

@@ -17,6 +17,7 @@ mod neuron;
 mod pickle;
 mod pto;
 mod q7;
+mod rate;
 mod reports;
 mod scenario;
 mod tile;

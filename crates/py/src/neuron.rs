@@ -7,11 +7,8 @@ use crate::pickle::{bad_state, reduce, Pickled, Reduced};
 use crate::reports::{Explanation, Validation, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::time::Instant;
 use xstore_core::step::Load;
 use xstore_neuron::Instruction as Inst;
-
-const INST_LEN: usize = 64;
 
 /// One 64-byte Neuron instruction (TensorStore, TensorLoad, a pseudo form or
 /// a recognised but not modelled opcode). Equal, and of equal hash, when
@@ -171,26 +168,7 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     Ok(crate::reports::verdict(data, "neuron", n, invalid))
 }
 
-/// The Rust rate of the work behind `check`, measured here: decode and check
-/// every instruction of `data`, in a Rust loop, `rounds` times; returns the
-/// best instructions per second. For `python/bench.py`'s ratio.
-#[pyfunction]
-#[pyo3(signature = (data, rounds=5))]
-fn rust_check_rate(data: &Bound<'_, PyAny>, rounds: usize) -> PyResult<f64> {
-    with_bytes(data, |b| {
-        let n = (b.len() / INST_LEN) as f64;
-        let mut best = 0f64;
-        for _ in 0..rounds.max(1) {
-            let t = Instant::now();
-            let mut acc = 0usize;
-            let r = xstore_neuron::check_stream(std::hint::black_box(b), |i| acc += i);
-            std::hint::black_box(r.is_ok());
-            std::hint::black_box(acc);
-            best = best.max(n / t.elapsed().as_secs_f64());
-        }
-        best
-    })
-}
+crate::rust_check_rate!(xstore_neuron);
 
 crate::machine_class!(
     Machine,

@@ -217,6 +217,8 @@ impl SpecArgs {
     }
 }
 
+crate::rust_check_rate!(xstore_pto);
+
 crate::machine_class!(
     Machine,
     "xstore.pto",
@@ -326,6 +328,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(rust_check_rate, m)?)?;
     m.add_class::<Instruction>()?;
     m.add_class::<Machine>()?;
     m.add_class::<crate::tile::Tile>()?;

@@ -171,6 +171,8 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     Ok(crate::reports::verdict(data, "q7", n, invalid))
 }
 
+crate::rust_check_rate!(xstore_q7);
+
 crate::machine_class!(
     Machine,
     "xstore.q7",
@@ -212,6 +214,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(rust_check_rate, m)?)?;
     m.add_class::<Instruction>()?;
     m.add_class::<Machine>()?;
     Ok(())
