@@ -38,11 +38,14 @@ impl Word {
             if !fmt.identifies(word) {
                 continue;
             }
-            if let Some(fd) = fmt
-                .fields
-                .iter()
-                .find(|fd| fd.part == Part::Zero && fd.get(word) != 0)
-            {
+            // The mask covers the fixed and the must-be-zero bits: a word it
+            // matches has every must-be-zero field clear.
+            if word & fmt.mask() != fmt.matches() {
+                let fd = fmt
+                    .fields
+                    .iter()
+                    .find(|fd| fd.part == Part::Zero && fd.get(word) != 0)
+                    .expect("a word of the format's fixed bits that misses its mask has a nonzero must-be-zero field");
                 return Err(must_be_zero(fmt, fd, word));
             }
             let v = extract(fmt, word);
@@ -292,7 +295,20 @@ pub(crate) fn decode_raw(r: &Raw) -> Result<Word, DecodeError> {
 /// Decode a whole stream of command words, failing at the first bad word with
 /// its byte offset.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Word>, DecodeError> {
-    split(bytes)?.iter().map(decode_raw).collect()
+    // Split and decode in one pass: no list of raw words in between. A
+    // stream that does not split is that error wherever a bad word lies
+    // before the cut, as when the whole stream is split first.
+    let mut out = Vec::with_capacity(bytes.len() / 4);
+    let mut i = 0;
+    while i < bytes.len() {
+        let r = split_one(bytes, i)?;
+        match decode_raw(&r) {
+            Ok(w) => out.push(w),
+            Err(e) => return Err(split(bytes).err().unwrap_or(e)),
+        }
+        i += (r.width / 8) as usize;
+    }
+    Ok(out)
 }
 
 /// Decode the first command word of `bytes`: the word and its size in bytes.

@@ -627,3 +627,69 @@ fn spaces_around_equals_are_accepted() {
         }
     );
 }
+
+/// A stream's decode, read word by word with `decode_one` and the length
+/// rule: the words, or the error of the first word that fails, except that a
+/// stream whose last word is cut short is that cut wherever a bad word lies
+/// before it (the offset and kind of the error compared).
+fn decode_by_words(bytes: &[u8]) -> Result<Vec<Word>, (u64, DecodeErrorKind)> {
+    // Where the length rule leaves the stream: `None` when it splits whole.
+    let mut at = 0;
+    let mut cut = None;
+    while at < bytes.len() {
+        let n = if bytes.len() - at < 2 {
+            2
+        } else {
+            (tables::word_bits(u16::from_le_bytes([bytes[at], bytes[at + 1]])) / 8) as usize
+        };
+        if bytes.len() - at < n {
+            cut = Some(at);
+            break;
+        }
+        at += n;
+    }
+    let mut words = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match decode_one(&bytes[at..]) {
+            Ok((w, n)) => {
+                words.push(w);
+                at += n;
+            }
+            Err(e) => {
+                let at = cut.unwrap_or(at);
+                let e = if cut.is_some() {
+                    decode_one(&bytes[at..]).unwrap_err()
+                } else {
+                    e
+                };
+                return Err((e.offset + at as u64, e.kind.clone()));
+            }
+        }
+    }
+    Ok(words)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// `decode` of a stream is its words read one at a time; mostly real
+    /// words, some random bytes, sometimes a cut at the end.
+    #[test]
+    fn a_stream_decodes_as_its_words_one_at_a_time(
+        pieces in prop::collection::vec(prop_oneof![
+            3 => (0usize..FORMATS.len(), any::<u32>()).prop_map(|(f, x)| {
+                let fmt = &FORMATS[f];
+                let w = (x & !fmt.mask()) | fmt.matches();
+                w.to_le_bytes()[..(fmt.width / 8) as usize].to_vec()
+            }),
+            1 => prop::collection::vec(any::<u8>(), 1..5),
+        ], 0..8),
+        cut in 0usize..3,
+    ) {
+        let mut bytes: Vec<u8> = pieces.concat();
+        bytes.truncate(bytes.len().saturating_sub(cut));
+        let got = xstore_pto::decode(&bytes).map_err(|e| (e.offset, e.kind.clone()));
+        prop_assert_eq!(got, decode_by_words(&bytes));
+    }
+}
