@@ -99,3 +99,24 @@ fn each_failing_kind_is_named_by_index() {
     assert!(!isa().validate(&reserved).unwrap().valid);
     assert!(isa().validate(&good).unwrap().valid);
 }
+
+/// A bundle without public bytes (assembled, never decoded): its verdict
+/// fails `known_encoding` with the encoder's reason and leaves every other
+/// check undecided.
+#[test]
+fn a_bundle_without_public_bytes_fails_known_encoding_alone() {
+    let b = assemble("IVP_SA2NX8_IP v1, u0, a2").unwrap();
+    let v = b[0].validate();
+    assert!(!v.valid);
+    assert_eq!(v.failed, ["known_encoding"]);
+    let reason = b[0].encode().unwrap_err().to_string();
+    for c in &v.checks {
+        if c.name == "known_encoding" {
+            assert_eq!((c.passed, &c.detail), (Some(false), &reason));
+        } else {
+            assert_eq!(c.passed, None, "{}", c.name);
+            assert!(c.detail.starts_with("not checkable"), "{}", c.detail);
+        }
+    }
+    assert!(v.checks.len() > 1);
+}
