@@ -9,6 +9,7 @@ mod conv;
 mod cosim;
 mod cover;
 mod gen;
+mod hooks;
 mod inst;
 mod log;
 mod machine;
@@ -20,6 +21,7 @@ mod q7;
 mod reports;
 mod scenario;
 mod tile;
+mod units;
 
 use pickle::{bad_state, Pickled};
 use pyo3::prelude::*;
