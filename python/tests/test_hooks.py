@@ -413,3 +413,14 @@ def test_unmap_and_protect_need_every_byte_mapped_and_change_nothing_otherwise()
     assert mem.regions == [(0x1000, 0xF0, "rw"), (0x1110, 0xF0, "r")]
     with pytest.raises(xstore.Fault):
         mem.read(0x10FF, 1)
+
+
+def test_unit_indices_are_the_programs_whatever_begin_and_a_fault_names_its_own() -> None:
+    m = neuron.Machine(memory=xstore.Memory([(0x100, 0x4, "rw")]))
+    at: List[bytes] = []
+    m.on_step(lambda u, fx: at.append(fx.writes[0][1]), begin=3, end=3)
+    fx = m.execute(PROG, begin=2, count=2)
+    assert (fx.executed, fx.stop, at) == (2, "count", [b"\x04"])
+    with pytest.raises(xstore.Fault) as ei:
+        m.execute(PROG, begin=3)
+    assert ei.value.instruction == 4 and ei.value.effects.executed == 1 and at == [b"\x04"] * 2
