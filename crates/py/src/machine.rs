@@ -710,8 +710,21 @@ macro_rules! machine_class {
                 Ok(self.steps.add(callback, range))
             }
             /// Remove the hook `handle` that `on_step` returned; a handle
-            /// that is not one of this machine's hooks is an
-            /// `xstore.InputError` (rule `hook_handle`).
+            /// that is not one of this machine's hooks (unknown, removed, a
+            /// memory's) is an `xstore.InputError` (rule `hook_handle`).
+            ///
+            /// ```text
+            /// >>> import xstore
+            /// >>> m = xstore.neuron.Machine()
+            /// >>> h = m.memory.on_write(print)
+            /// >>> try:
+            /// ...     m.remove_hook(h)
+            /// ... except xstore.InputError as e:
+            /// ...     print(e.rule)
+            /// hook_handle
+            /// >>> m.memory.remove_hook(h)
+            ///
+            /// ```
             fn remove_hook(&mut self, py: Python<'_>, handle: usize) -> PyResult<()> {
                 if self.steps.remove(handle) {
                     Ok(())

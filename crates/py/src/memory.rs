@@ -191,8 +191,21 @@ impl Memory {
     }
 
     /// Remove the hook `handle` that `on_write` or `on_read` returned; a
-    /// handle that is not one of this memory's hooks is an
-    /// `xstore.InputError` (rule `hook_handle`).
+    /// handle that is not one of this memory's hooks (unknown, removed, a
+    /// machine's) is an `xstore.InputError` (rule `hook_handle`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> mem = xstore.Memory([(0, 0x100, "rw")])
+    /// >>> h = mem.on_read(print)
+    /// >>> mem.remove_hook(h)
+    /// >>> try:
+    /// ...     mem.remove_hook(h)
+    /// ... except xstore.InputError as e:
+    /// ...     print(e.rule)
+    /// hook_handle
+    ///
+    /// ```
     fn remove_hook(&mut self, py: Python<'_>, handle: usize) -> PyResult<()> {
         if self.hooks.writes.remove(handle) || self.hooks.reads.remove(handle) {
             Ok(())
