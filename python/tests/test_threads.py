@@ -8,7 +8,7 @@ thread refuses another thread's use of it (RuntimeError), never corrupts."""
 from __future__ import annotations
 
 import threading
-from typing import Callable, List
+from typing import Callable, Dict, List
 
 import pytest
 
@@ -75,7 +75,11 @@ def test_decode_disasm_and_validate_let_another_thread_run() -> None:
     overlaps(lambda d: neuron.Machine().execute(d, keep_bytes=0).executed, NEURON_UNIT, 20_000)
 
 
-def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -> None:
+# Run control without hooks (`count`, an `until` index, `begin`) keeps the GIL released.
+@pytest.mark.parametrize("limits,want", [({}, 20_000), ({"count": 19_990}, 19_990),
+                                         ({"begin": 5, "until": 19_990}, 19_985)])
+def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine(
+        limits: Dict[str, int], want: int) -> None:
     m = neuron.Machine()
     prog = NEURON_UNIT * 20_000
     seen, done = threading.Event(), threading.Event()
@@ -85,7 +89,7 @@ def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -
         try:
             for _ in range(CALLS):
                 try:
-                    executed.append(m.execute(prog, keep_bytes=0).executed)
+                    executed.append(m.execute(prog, keep_bytes=0, **limits).executed)
                 except RuntimeError:
                     seen.set()  # this thread's turn to find the machine busy
                 if seen.is_set():
@@ -106,7 +110,7 @@ def test_execute_without_hooks_lets_another_thread_run_and_keeps_its_machine() -
                 seen.set()
     t.join()
     assert seen.is_set(), "no thread found the machine busy in the other"
-    assert set(executed) <= {20_000}
+    assert set(executed) <= {want}
     assert m.memory.read(0x100, 4) == bytes([1, 2, 3, 4])
 
 

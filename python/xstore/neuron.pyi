@@ -1,4 +1,4 @@
-from typing import Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 from typing_extensions import Buffer
 
@@ -28,7 +28,22 @@ class Machine:
     def reg(self, name: str) -> Optional[RegValue]: ...
     def set_reg(self, name: str, value: Union[int, str, Buffer]) -> None: ...
     def reg_names(self) -> List[str]: ...
-    def execute(self, data: Union[Buffer, str], *, keep_bytes: int = 1048576) -> Effects: ...
+    def execute(
+        self,
+        data: Union[Buffer, str],
+        *,
+        keep_bytes: int = 1048576,
+        begin: int = 0,
+        count: Optional[int] = None,
+        until: Union[int, Callable[[Instruction], object], None] = None,
+    ) -> Effects: ...
+    def on_step(
+        self,
+        callback: Callable[[Instruction, Effects], object],
+        begin: Optional[int] = None,
+        end: Optional[int] = None,
+    ) -> int: ...
+    def remove_hook(self, handle: int) -> None: ...
 
 def decode(data: Buffer) -> List[Instruction]: ...
 def decode_into(data: Buffer, inst: Optional[Instruction] = None) -> DecodeInto[Instruction]: ...

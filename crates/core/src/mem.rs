@@ -147,6 +147,31 @@ pub enum MapError {
         /// Its last byte.
         b_last: u64,
     },
+    /// A range to unmap or protect holds a byte no region maps.
+    #[error("[{base:#x}, {last:#x}] is not all mapped: byte {addr:#x} is in no region")]
+    NotMapped {
+        /// The range's first byte.
+        base: u64,
+        /// Its last byte.
+        last: u64,
+        /// The first byte of it no region maps.
+        addr: u64,
+    },
+}
+
+impl MapError {
+    /// The rule the map broke, by its stable name: `region_size_nonzero`,
+    /// `region_within_space`, `regions_disjoint` (the scenario files'
+    /// `[[memory]]` rules) or `range_mapped` (what an unmap or a protect
+    /// changes must be mapped).
+    pub fn rule(&self) -> &'static str {
+        match self {
+            MapError::ZeroSize { .. } => "region_size_nonzero",
+            MapError::PastTop { .. } => "region_within_space",
+            MapError::Overlap { .. } => "regions_disjoint",
+            MapError::NotMapped { .. } => "range_mapped",
+        }
+    }
 }
 
 /// Regions sorted by base, pairwise disjoint.
@@ -177,6 +202,73 @@ impl MemoryMap {
     /// The regions, sorted by base.
     pub fn regions(&self) -> &[Region] {
         &self.regions
+    }
+
+    /// Add `region`, by the rules of [`MemoryMap::new`] (it may not overlap
+    /// a region of the map). On an error the map is unchanged.
+    pub fn insert(&mut self, region: Region) -> Result<(), MapError> {
+        let mut regions = self.regions.clone();
+        regions.push(region);
+        *self = MemoryMap::new(regions)?;
+        Ok(())
+    }
+
+    /// Unmap the `size` bytes from `base`, every one of which must be mapped
+    /// (they may span several adjacent regions). A region partly inside the
+    /// range keeps its bytes outside it, its name, access and fill. On an
+    /// error the map is unchanged.
+    pub fn remove(&mut self, base: u64, size: u64) -> Result<(), MapError> {
+        self.reshape(base, size, None)
+    }
+
+    /// Give the `size` bytes from `base`, every one of which must be mapped,
+    /// the access `access`. A region partly inside the range is split at the
+    /// range's ends (each piece keeps its name and fill). On an error the
+    /// map is unchanged.
+    pub fn protect(&mut self, base: u64, size: u64, access: Access) -> Result<(), MapError> {
+        self.reshape(base, size, Some(access))
+    }
+
+    /// [`MemoryMap::remove`] (`access` None) or [`MemoryMap::protect`].
+    fn reshape(&mut self, base: u64, size: u64, access: Option<Access>) -> Result<(), MapError> {
+        // The range obeys the rules of a region.
+        let range = Region::new(base, size, Access::ReadWrite)?;
+        let last = range.last;
+        self.check(base, last, false)
+            .map_err(|f| MapError::NotMapped {
+                base,
+                last,
+                addr: f.addr,
+            })?;
+        let mut out = Vec::with_capacity(self.regions.len() + 2);
+        for r in &self.regions {
+            if r.last < base || r.base > last {
+                out.push(r.clone());
+                continue;
+            }
+            if r.base < base {
+                out.push(Region {
+                    last: base - 1,
+                    ..r.clone()
+                });
+            }
+            if let Some(access) = access {
+                out.push(Region {
+                    base: r.base.max(base),
+                    last: r.last.min(last),
+                    access,
+                    ..r.clone()
+                });
+            }
+            if r.last > last {
+                out.push(Region {
+                    base: last + 1,
+                    ..r.clone()
+                });
+            }
+        }
+        *self = MemoryMap::new(out).expect("pieces of disjoint regions are disjoint");
+        Ok(())
     }
 
     /// Every byte of `[addr, last]` mapped (and writable, for a write), or the
@@ -398,6 +490,33 @@ impl PageTable {
         u32::try_from(self.count).expect("page count fits in 32 bits under any cap")
     }
 
+    /// Calls `f(pn, page)` for each allocated page whose number is in
+    /// `[p0, p1]`. Looks at the allocated leaves only, so a range of the
+    /// whole space costs what is allocated.
+    fn each_page(
+        &mut self,
+        p0: u64,
+        p1: u64,
+        mut f: impl FnMut(u64, &mut [u8; PAGE_SIZE as usize]),
+    ) {
+        let (k0, k1) = (p0 >> LEAF_SHIFT, p1 >> LEAF_SHIFT);
+        let mut found = Vec::new();
+        for (&key, &leaf) in &self.index {
+            if key < k0 || key > k1 {
+                continue;
+            }
+            for (slot, &h) in self.leaves[leaf as usize].iter().enumerate() {
+                let pn = (key << LEAF_SHIFT) | slot as u64;
+                if h != 0 && (p0..=p1).contains(&pn) {
+                    found.push((pn, h));
+                }
+            }
+        }
+        for (pn, h) in found {
+            f(pn, self.page(h));
+        }
+    }
+
     /// The leaf for `key`, created if needed, and remembered in `recent`.
     #[cold]
     #[inline(never)]
@@ -416,6 +535,15 @@ impl PageTable {
     }
 }
 
+/// Set the bytes of page `pn` that lie in `[base, last]` to `value`.
+fn fill_within(pn: u64, page: &mut [u8; PAGE_SIZE as usize], base: u64, last: u64, value: u8) {
+    let start = pn << PAGE_SHIFT;
+    let end = start | (PAGE_SIZE - 1);
+    let lo = (base.max(start) - start) as usize;
+    let hi = (last.min(end) - start) as usize;
+    page[lo..=hi].fill(value);
+}
+
 /// The sparse memory.
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -432,6 +560,42 @@ impl Memory {
             pages: PageTable::default(),
             cap: DEFAULT_CAP,
         }
+    }
+
+    /// Map `region` ([`MemoryMap::insert`]): its bytes read as its fill
+    /// until written. On an error nothing changes.
+    pub fn map_region(&mut self, region: Region) -> Result<(), MapError> {
+        self.map.insert(region.clone())?;
+        self.pages.hot_rw = (0, false);
+        let (fill, base, last) = (region.fill, region.base, region.last);
+        self.pages
+            .each_page(base >> PAGE_SHIFT, last >> PAGE_SHIFT, |pn, page| {
+                fill_within(pn, page, base, last, fill)
+            });
+        Ok(())
+    }
+
+    /// Unmap the `size` bytes from `base` ([`MemoryMap::remove`]): their
+    /// contents are gone (mapped again, they read as the new region's
+    /// fill). On an error nothing changes.
+    pub fn unmap(&mut self, base: u64, size: u64) -> Result<(), MapError> {
+        self.map.remove(base, size)?;
+        self.pages.hot_rw = (0, false);
+        let last = base + (size - 1);
+        self.pages
+            .each_page(base >> PAGE_SHIFT, last >> PAGE_SHIFT, |pn, page| {
+                fill_within(pn, page, base, last, 0)
+            });
+        Ok(())
+    }
+
+    /// Give the `size` bytes from `base` the access `access`
+    /// ([`MemoryMap::protect`]); their contents stay. On an error nothing
+    /// changes.
+    pub fn protect(&mut self, base: u64, size: u64, access: Access) -> Result<(), MapError> {
+        self.map.protect(base, size, access)?;
+        self.pages.hot_rw = (0, false);
+        Ok(())
     }
 
     /// Set the cap on allocated page bytes.

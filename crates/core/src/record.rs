@@ -60,8 +60,8 @@ pub struct UnitRecord {
     pub regs: Vec<RegReport>,
     /// The fault that stopped the run at it.
     pub fault: Option<FaultReport>,
-    /// The memory it read, in read order (a PTO TLOAD's rows; contiguous
-    /// reads merged). The HTML report shows them; the trace file does not
+    /// The memory it read, in read order (a Neuron TensorLoad's elements, a
+    /// PTO TLOAD's rows; contiguous reads merged). The HTML report shows them; the trace file does not
     /// hold them.
     #[serde(skip)]
     pub reads: Vec<ReadRecord>,

@@ -380,7 +380,11 @@ pub(crate) fn parse_memory(it: &Item) -> Result<Vec<RegionSpec>, Diagnostic> {
         };
         f.finish()?;
         let region = Region::new(base, size, access)
-            .map_err(|e| Diagnostic::range(e.to_string()).at(size_item.line, size_item.col))?
+            .map_err(|e| {
+                Diagnostic::range(e.to_string())
+                    .at(size_item.line, size_item.col)
+                    .rule(e.rule())
+            })?
             .named(name)
             .with_fill(fill);
         out.push(RegionSpec {

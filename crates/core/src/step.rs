@@ -305,12 +305,68 @@ impl<F> RunOutcome<F> {
     }
 }
 
+/// Where a run may stop before its program's end (unicorn's `count` and
+/// `until` of `emu_start`): after `count` units have completed, or before
+/// unit `until` (that unit does not run). None is no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limit {
+    /// Units the run completes at most.
+    pub count: Option<usize>,
+    /// The unit index the run stops before, when it reaches it.
+    pub until: Option<usize>,
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    /// Every unit up to the program's end ran (whatever the limit).
+    End,
+    /// [`Limit::count`] units completed.
+    Count,
+    /// The run reached [`Limit::until`], or its caller stopped it before the
+    /// next unit ([`Cursor::halt_here`]).
+    Until,
+    /// A unit faulted ([`Stop::Fault`]).
+    Fault,
+    /// A unit waits ([`Stop::Pending`]).
+    Pending,
+    /// A unit the model does not execute ([`Stop::Unsupported`]).
+    Unsupported,
+}
+
+impl Halt {
+    /// The stable name: `end`, `count`, `until`, `fault`, `pending`,
+    /// `unsupported`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Halt::End => "end",
+            Halt::Count => "count",
+            Halt::Until => "until",
+            Halt::Fault => "fault",
+            Halt::Pending => "pending",
+            Halt::Unsupported => "unsupported",
+        }
+    }
+    /// Why a unit stopped the run.
+    pub fn of<F>(stop: &Stop<F>) -> Halt {
+        match stop {
+            Stop::Fault(_) => Halt::Fault,
+            Stop::Pending(_) => Halt::Pending,
+            Stop::Unsupported(_) => Halt::Unsupported,
+        }
+    }
+}
+
 /// A run in progress: the next unit, and what the run has done so far. It
 /// holds neither the machine nor the program, so a caller may look at both
 /// (or let others look) between two steps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cursor<F> {
     next: usize,
+    limit: Limit,
+    /// Why the run ended before a unit without a unit stopping it (the
+    /// program's end, the limit, the caller).
+    halted: Option<Halt>,
     outcome: RunOutcome<F>,
 }
 
@@ -318,6 +374,8 @@ impl<F> Default for Cursor<F> {
     fn default() -> Self {
         Cursor {
             next: 0,
+            limit: Limit::default(),
+            halted: None,
             outcome: RunOutcome::default(),
         }
     }
@@ -327,6 +385,31 @@ impl<F> Cursor<F> {
     /// A run that starts at the first unit.
     pub fn new() -> Self {
         Cursor::default()
+    }
+    /// A run that starts at unit `begin` and ends, at the latest, where
+    /// `limit` says ([`Cursor::step`] then executes nothing more).
+    pub fn with_limit(begin: usize, limit: Limit) -> Self {
+        Cursor {
+            next: begin,
+            limit,
+            ..Cursor::default()
+        }
+    }
+    /// End the run before its next unit, as [`Limit::until`] would (the
+    /// caller's own test of the next unit said stop): [`Halt::Until`],
+    /// unless the run has already ended.
+    pub fn halt_here(&mut self) {
+        if self.outcome.stop.is_none() && self.halted.is_none() {
+            self.halted = Some(Halt::Until);
+        }
+    }
+    /// Why the run ended, once it has: a unit that stopped it, or the end,
+    /// the limit or the caller before the next unit. None while it may go on.
+    pub fn halt(&self) -> Option<Halt> {
+        match &self.outcome.stop {
+            Some((_, s)) => Some(Halt::of(s)),
+            None => self.halted,
+        }
     }
     /// The index of the unit the next step executes.
     pub fn next_index(&self) -> usize {
@@ -340,9 +423,31 @@ impl<F> Cursor<F> {
     pub fn stopped(&self) -> bool {
         self.outcome.stop.is_some()
     }
-    /// Execute the next unit of `prog`, unless the run has stopped or passed
-    /// the last unit. Returns the unit's index and whether it retired; a
-    /// unit that stops the run is recorded in [`Cursor::outcome`].
+    /// Whether the run goes on to a next unit of a program of `units`
+    /// units: false once a unit stopped it, or when it stands at the
+    /// program's end or at its limit (the reason then recorded for
+    /// [`Cursor::halt`]; the end first, then the count, then `until`).
+    #[inline]
+    pub fn proceeds(&mut self, units: usize) -> bool {
+        if self.outcome.stop.is_some() || self.halted.is_some() {
+            return false;
+        }
+        let halt = if self.next >= units {
+            Halt::End
+        } else if self.limit.count == Some(self.outcome.executed) {
+            Halt::Count
+        } else if self.limit.until == Some(self.next) {
+            Halt::Until
+        } else {
+            return true;
+        };
+        self.halted = Some(halt);
+        false
+    }
+    /// Execute the next unit of `prog`, unless the run has ended
+    /// ([`Cursor::proceeds`]). Returns the unit's index and whether it
+    /// retired; a unit that stops the run is recorded in
+    /// [`Cursor::outcome`].
     #[inline]
     pub fn step<S, M, T>(
         &mut self,
@@ -356,7 +461,7 @@ impl<F> Cursor<F> {
         M: AddressSpace,
         T: TraceSink,
     {
-        if self.outcome.stop.is_some() || self.next >= prog.units() {
+        if !self.proceeds(prog.units()) {
             return None;
         }
         let i = self.next;
@@ -658,6 +763,95 @@ mod tests {
         assert!(c.stopped());
         assert_eq!(c.step(&mut m, &prog[..], &mut mem, &mut t), None);
         assert_eq!(c.finish().executed, 1);
+    }
+
+    #[test]
+    fn a_limited_cursor_stops_exactly_at_its_count_or_until() {
+        let prog = [1, 2, 3, 4, 5];
+        let run = |begin: usize, limit: Limit, halt_at: Option<usize>| {
+            let (mut m, mut mem, mut t) = (Toy::default(), memory(), VecTrace::default());
+            let mut c = Cursor::with_limit(begin, limit);
+            loop {
+                if halt_at == Some(c.next_index()) {
+                    c.halt_here();
+                }
+                if c.step(&mut m, &prog[..], &mut mem, &mut t).is_none() {
+                    break;
+                }
+            }
+            let halt = c.halt();
+            let written: Vec<u8> = (0..6)
+                .filter(|&a| mem.peek(a, 1)[0] != Some(0))
+                .map(|a| a as u8)
+                .collect();
+            (c.next_index(), halt, c.finish().executed, written)
+        };
+        let count = |n| Limit {
+            count: Some(n),
+            until: None,
+        };
+        let until = |u| Limit {
+            count: None,
+            until: Some(u),
+        };
+        assert_eq!(
+            run(0, Limit::default(), None),
+            (5, Some(Halt::End), 5, vec![1, 2, 3, 4, 5])
+        );
+        assert_eq!(
+            run(0, count(2), None),
+            (2, Some(Halt::Count), 2, vec![1, 2])
+        );
+        assert_eq!(run(0, count(0), None), (0, Some(Halt::Count), 0, vec![]));
+        // The end comes first: a count the program ends at is the end.
+        assert_eq!(
+            run(0, count(5), None),
+            (5, Some(Halt::End), 5, vec![1, 2, 3, 4, 5])
+        );
+        assert_eq!(
+            run(0, until(3), None),
+            (3, Some(Halt::Until), 3, vec![1, 2, 3])
+        );
+        assert_eq!(run(0, until(0), None), (0, Some(Halt::Until), 0, vec![]));
+        // From unit 2: the count is of the units this run completes.
+        assert_eq!(
+            run(2, count(2), None),
+            (4, Some(Halt::Count), 2, vec![3, 4])
+        );
+        assert_eq!(
+            run(2, until(1), None),
+            (5, Some(Halt::End), 3, vec![3, 4, 5])
+        );
+        let both = Limit {
+            count: Some(3),
+            until: Some(2),
+        };
+        assert_eq!(run(0, both, None), (2, Some(Halt::Until), 2, vec![1, 2]));
+        // The caller's own stop.
+        assert_eq!(
+            run(0, Limit::default(), Some(1)),
+            (1, Some(Halt::Until), 1, vec![1])
+        );
+    }
+
+    #[test]
+    fn a_unit_that_stops_the_run_is_its_halt() {
+        let (mut m, mut mem, mut t) = (Toy::default(), memory(), VecTrace::default());
+        let mut c = Cursor::with_limit(
+            0,
+            Limit {
+                count: Some(9),
+                until: None,
+            },
+        );
+        while c.step(&mut m, &[1, 100, 2][..], &mut mem, &mut t).is_some() {}
+        assert_eq!(c.halt(), Some(Halt::Pending));
+        c.halt_here();
+        assert_eq!(c.halt().map(Halt::name), Some("pending"));
+        let mut c = Cursor::new();
+        assert_eq!(c.halt(), None);
+        while c.step(&mut m, &[-1][..], &mut mem, &mut t).is_some() {}
+        assert_eq!(c.halt().map(Halt::name), Some("fault"));
     }
 
     /// Records the step events as text.

@@ -17,7 +17,7 @@ pub trait WriteSink {
     /// A transaction faulted and wrote nothing.
     fn fault(&mut self, _fault: &Fault) {}
     /// `bytes` were read at `addr` by a unit whose reads all probed clean
-    /// (a PTO TLOAD's); ignored by default.
+    /// (a Neuron TensorLoad's, a PTO TLOAD's); ignored by default.
     fn read(&mut self, _addr: u64, _bytes: &[u8]) {}
     /// Where an execution stands, for a sink that follows the run unit by
     /// unit ([`WriteSink::follows_units`]; no other sink is called): see

@@ -703,3 +703,132 @@ fn the_hot_page_shortcut_does_not_carry_to_the_next_page() {
         assert_eq!(read(&m, 0x2800, 8), [0; 8]);
     }
 }
+
+fn map_of(m: &Memory) -> Vec<(u64, u64, Access, String)> {
+    m.map()
+        .regions()
+        .iter()
+        .map(|r| (r.base, r.last, r.access, r.name.clone()))
+        .collect()
+}
+
+#[test]
+fn a_region_mapped_later_obeys_the_map_rules_and_reads_as_its_fill() {
+    let mut m = mem(vec![rw(0x1000, 0x1000).named("a")]);
+    commit(&mut m, |t| t.write(0x1ffe, &[7, 7])).unwrap();
+    // Overlap, size 0 and passing the top are the rules of `MemoryMap::new`.
+    let e = m.map_region(rw(0x1fff, 0x10).named("b")).unwrap_err();
+    assert_eq!(
+        (e.rule(), e.to_string().contains("`a`")),
+        ("regions_disjoint", true)
+    );
+    assert_eq!(m.map_region(rw(0, 1)).map(|_| ()), Ok(()));
+    assert_eq!(
+        Region::new(0x3000, 0, Access::ReadWrite)
+            .unwrap_err()
+            .rule(),
+        "region_size_nonzero"
+    );
+    assert_eq!(
+        Region::new(u64::MAX, 2, Access::ReadWrite)
+            .unwrap_err()
+            .rule(),
+        "region_within_space"
+    );
+    // The page at 0x1000 is allocated: the new region's bytes in it read as its fill.
+    m.map_region(rw(0x2000, 0x10).with_fill(0xee).named("c"))
+        .unwrap();
+    assert_eq!(read(&m, 0x1ffe, 4), [7, 7, 0xee, 0xee]);
+    commit(&mut m, |t| t.write(0x1fff, &[1, 2])).unwrap();
+    assert_eq!(read(&m, 0x1ffe, 4), [7, 1, 2, 0xee]);
+    assert_eq!(map_of(&m).len(), 3);
+}
+
+#[test]
+fn unmap_cuts_regions_and_forgets_their_bytes() {
+    let mut m = mem(vec![
+        rw(0x1000, 0x1000).named("a"),
+        rw(0x2000, 0x1000).named("b"),
+    ]);
+    commit(&mut m, |t| t.write(0x1ff0, &[9; 0x20])).unwrap();
+    // Every byte must be mapped; nothing changes otherwise.
+    let e = m.unmap(0x2800, 0x1000).unwrap_err();
+    assert_eq!(
+        e,
+        MapError::NotMapped {
+            base: 0x2800,
+            last: 0x37ff,
+            addr: 0x3000
+        }
+    );
+    assert_eq!(e.rule(), "range_mapped");
+    assert_eq!(
+        m.unmap(0x1000, 0).unwrap_err().rule(),
+        "region_size_nonzero"
+    );
+    assert_eq!(map_of(&m).len(), 2);
+    // Across two regions: the pieces outside stay, with their names.
+    m.unmap(0x1ff8, 0x10).unwrap();
+    assert_eq!(
+        map_of(&m),
+        [
+            (0x1000, 0x1ff7, Access::ReadWrite, "a".to_string()),
+            (0x2008, 0x2fff, Access::ReadWrite, "b".to_string()),
+        ]
+    );
+    assert_eq!(read(&m, 0x1ff0, 8), [9; 8]);
+    assert_eq!(read(&m, 0x2008, 8), [9; 8]);
+    let mut b = [0u8; 1];
+    assert_eq!(
+        m.read(0x1ff8, &mut b).unwrap_err().kind,
+        FaultKind::Unmapped
+    );
+    assert_eq!(
+        commit(&mut m, |t| t.write(0x2007, &[1])).unwrap_err().kind,
+        FaultKind::Unmapped
+    );
+    // Mapped again, the bytes are new.
+    m.map_region(rw(0x1ff8, 0x10)).unwrap();
+    assert_eq!(read(&m, 0x1ff6, 4), [9, 9, 0, 0]);
+    assert_eq!(read(&m, 0x2006, 4), [0, 0, 9, 9]);
+}
+
+#[test]
+fn protect_splits_regions_and_keeps_their_bytes() {
+    let mut m = mem(vec![rw(0x1000, 0x1000).named("a")]);
+    // The write of the page written last takes no probe; the protect must end that.
+    commit(&mut m, |t| t.write(0x1100, &[1])).unwrap();
+    m.store_with(0x1101, 1, 1, &mut NoTrace, |b| b[0] = 2)
+        .unwrap();
+    m.protect(0x1100, 0x100, Access::ReadOnly).unwrap();
+    assert_eq!(
+        map_of(&m),
+        [
+            (0x1000, 0x10ff, Access::ReadWrite, "a".to_string()),
+            (0x1100, 0x11ff, Access::ReadOnly, "a".to_string()),
+            (0x1200, 0x1fff, Access::ReadWrite, "a".to_string()),
+        ]
+    );
+    assert_eq!(read(&m, 0x1100, 2), [1, 2]);
+    let f = m
+        .store_with(0x1102, 1, 1, &mut NoTrace, |b| b[0] = 3)
+        .unwrap_err();
+    assert_eq!((f.kind, f.addr), (FaultKind::ReadOnly, 0x1102));
+    assert_eq!(
+        commit(&mut m, |t| t.write(0x10ff, &[5, 5])).unwrap_err(),
+        Fault {
+            kind: FaultKind::ReadOnly,
+            addr: 0x1100
+        }
+    );
+    assert_eq!(
+        m.protect(0x1f00, 0x200, Access::ReadOnly)
+            .unwrap_err()
+            .rule(),
+        "range_mapped"
+    );
+    m.protect(0x1000, 0x1000, Access::ReadWrite).unwrap();
+    m.store_with(0x1102, 1, 1, &mut NoTrace, |b| b[0] = 3)
+        .unwrap();
+    assert_eq!(read(&m, 0x1100, 3), [1, 2, 3]);
+}

@@ -255,6 +255,30 @@ fn store_elems<const W: usize>(
     }
 }
 
+/// Tell `trace` what a load read, once every read succeeded: the elements'
+/// bytes in element order, elements that continue the previous one as one
+/// read (as a store's writes are coalesced).
+#[cold]
+fn trace_reads<T: TraceSink>(vals: &[u64], walk: &Walk, w: usize, trace: &mut T) {
+    let mut run = [0u8; RUN_BYTES];
+    let mut run_len = 0usize;
+    let mut run_at = 0u64;
+    walk.each(|k, addr| {
+        if run_len > 0 && addr != run_at.wrapping_add(run_len as u64) {
+            trace.read(run_at, &run[..run_len]);
+            run_len = 0;
+        }
+        if run_len == 0 {
+            run_at = addr;
+        }
+        run[run_len..run_len + w].copy_from_slice(&vals[k].to_le_bytes()[..w]);
+        run_len += w;
+    });
+    if run_len > 0 {
+        trace.read(run_at, &run[..run_len]);
+    }
+}
+
 /// Read every element, then write the destination registers (nothing is
 /// written when a read faults).
 fn load_elems<M: AddressSpace, T: TraceSink>(
@@ -282,6 +306,9 @@ fn load_elems<M: AddressSpace, T: TraceSink>(
             trace.fault(&f);
         }
         return Err(Fault(Cause::Memory(f)));
+    }
+    if T::ENABLED {
+        trace_reads(&vals[..inst.count()], walk, w, trace);
     }
     for (k, &v) in vals[..inst.count()].iter().enumerate() {
         let r = inst.data[k] as usize;

@@ -4,7 +4,7 @@
 use xstore_core::decode::DecodeErrorKind;
 use xstore_core::report::RegValue;
 use xstore_core::TraceEvent;
-use xstore_core::{FaultKind as MemFaultKind, Memory, VecTrace};
+use xstore_core::{Access, FaultKind as MemFaultKind, Memory, MemoryMap, Region, VecTrace};
 use xstore_neuron::{
     assemble, decode, decode_one, FaultKind, Instruction, Machine, Mem2d, Op, PROFILES,
 };
@@ -259,4 +259,45 @@ fn check_stream_is_validate_without_the_report() {
             s.len()
         );
     }
+}
+
+/// The reads a load reports to its trace, and its faults.
+#[derive(Default)]
+struct Reads(Vec<(u64, Vec<u8>)>, usize);
+
+impl xstore_core::TraceSink for Reads {
+    fn write(&mut self, _: u64, _: &[u8]) {}
+    fn read(&mut self, addr: u64, bytes: &[u8]) {
+        self.0.push((addr, bytes.to_vec()));
+    }
+    fn fault(&mut self, _: &xstore_core::Fault) {
+        self.1 += 1;
+    }
+}
+
+#[test]
+fn a_load_tells_its_trace_what_it_read_after_every_read_succeeded() {
+    let mut mem = Memory::new(PROFILES[0].map());
+    mem.load(0x100, &(1..=32).collect::<Vec<u8>>()).unwrap();
+    let mut m = Machine::new();
+    // Two rows of two u16 elements, rows 8 elements apart: one read per row.
+    let prog =
+        assemble("tensor_load.u16 [0x100], num_elem=(2,2), step_elem=(1,8), reg=(r1,r2,r3,r4)")
+            .unwrap();
+    let mut t = Reads::default();
+    assert_eq!(m.run(&prog, &mut mem, &mut t).executed, 1);
+    assert_eq!(
+        t.0,
+        [(0x100, vec![1, 2, 3, 4]), (0x110, vec![17, 18, 19, 20])]
+    );
+    assert_eq!(m.regs()[3], 0x1211);
+    // A load whose last element is unmapped reads nothing.
+    let small = vec![Region::new(0, 0x200, Access::ReadWrite).unwrap()];
+    let mut mem = Memory::new(MemoryMap::new(small).unwrap());
+    let prog = assemble("tensor_load.u8 [0x1ff], num_elem=(2,1), reg=(r1,r2)").unwrap();
+    let mut t = Reads::default();
+    let out = m.run(&prog, &mut mem, &mut t);
+    let (_, f) = out.fault().unwrap();
+    assert_eq!((f.kind(), f.address()), ("unmapped", Some(0x200)));
+    assert_eq!((t.0.len(), t.1), (0, 1));
 }

@@ -9,6 +9,7 @@ mod conv;
 mod cosim;
 mod cover;
 mod gen;
+mod hooks;
 mod inst;
 mod log;
 mod machine;
@@ -21,6 +22,7 @@ mod rate;
 mod reports;
 mod scenario;
 mod tile;
+mod units;
 
 use pickle::{bad_state, Pickled};
 use pyo3::prelude::*;

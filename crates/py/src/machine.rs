@@ -1,23 +1,26 @@
 //! What the three `Machine` classes share: `Effects` (with the call's
 //! bounded [`WriteLog`]),
 //! the register mapping, the execution loop over the stepping layer
-//! (`xstore_core::step`; with the write hooks called after each unit's
-//! commit) and the `machine_class!` macro that defines the classes. Each
-//! class wraps an ISA crate's machine, a `Stepper` with `Registers` and
-//! `Load`: the loop, the register diff and the fault report are the core's.
+//! (`xstore_core::step`'s `Cursor`, with its `count` / `until` limit; the
+//! memory's read and write hooks and the machine's step hooks called after
+//! each unit's commit, crate::hooks) and the `machine_class!` macro that
+//! defines the classes. Each class wraps an ISA crate's machine, a `Stepper`
+//! with `Registers` and `Load`: the loop, the limit, the register diff and
+//! the fault report are the core's.
 
 use crate::conv::{fault_error, input_error, reg_to_py};
+use crate::hooks::{call_access_hooks, HookList, UnitLog};
 use crate::log::{LogState, WriteLog};
 use crate::memory::Memory;
 use crate::pickle::{bad_state, json_hash, reduce, Pickled, Reduced};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::False;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyDict, PyList};
 use pyo3::PyClass;
 use std::borrow::Borrow;
 use xstore_core::report::RegReport;
-use xstore_core::step::{Cursor, Load, Registers, Stop, UnitFault};
+use xstore_core::step::{Cursor, Halt, Limit, Load, Program, Registers, Stop, UnitFault};
 use xstore_core::Diagnostic;
 
 /// A machine of an ISA crate as the Python classes drive it: it, its
@@ -34,7 +37,7 @@ impl<M: Load<Owned: Send + Sync, Fault: Send> + Registers + Send + Sync + 'stati
 
 /// What `Machine.execute` did: the writes in commit order (those that fit
 /// its bound, and the count of all), the registers it changed, how it ended
-/// and how many instructions (PTO: blocks) completed.
+/// and how many instructions (PTO: blocks) completed, and why it stopped.
 #[pyclass(module = "xstore", frozen)]
 pub struct Effects {
     log: WriteLog,
@@ -42,11 +45,27 @@ pub struct Effects {
     outcome: &'static str,
     executed: usize,
     warnings: Vec<String>,
+    stop: &'static str,
 }
 
 /// An [`Effects`]' pickle state: the write log, the registers' JSON, the
-/// outcome, the units executed and the warnings.
-type EffectsState<'py> = (LogState<'py>, String, String, usize, Vec<String>);
+/// outcome, the units executed, the warnings and the stop reason.
+type EffectsState<'py> = (LogState<'py>, String, String, usize, Vec<String>, String);
+
+/// The stop reason of `name` (a [`Halt`]'s).
+fn stop_named(name: &str) -> Option<&'static str> {
+    [
+        Halt::End,
+        Halt::Count,
+        Halt::Until,
+        Halt::Fault,
+        Halt::Pending,
+        Halt::Unsupported,
+    ]
+    .into_iter()
+    .map(Halt::name)
+    .find(|n| *n == name)
+}
 
 impl Pickled for Effects {
     const KIND: &'static str = "Effects";
@@ -58,11 +77,13 @@ impl Pickled for Effects {
             self.outcome.to_string(),
             self.executed,
             self.warnings.clone(),
+            self.stop.to_string(),
         );
         Ok(state.into_pyobject(py)?.into_any())
     }
     fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (log, regs, outcome, executed, warnings): EffectsState<'_> = state.extract()?;
+        let (log, regs, outcome, executed, warnings, stop): EffectsState<'_> = state.extract()?;
+        let stop = stop_named(&stop).ok_or_else(|| bad_state(format!("stop `{stop}`")))?;
         let outcome = match outcome.as_str() {
             "ok" => "ok",
             "pending" => "pending",
@@ -74,6 +95,7 @@ impl Pickled for Effects {
             outcome,
             executed,
             warnings,
+            stop,
         })
     }
 }
@@ -86,13 +108,14 @@ impl Effects {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<Self>().is_ok_and(|o| {
             let o = o.get();
-            (&o.log, &o.regs, o.outcome, o.executed, &o.warnings)
+            (&o.log, &o.regs, o.outcome, o.executed, &o.warnings, o.stop)
                 == (
                     &self.log,
                     &self.regs,
                     self.outcome,
                     self.executed,
                     &self.warnings,
+                    self.stop,
                 )
         })
     }
@@ -154,6 +177,16 @@ impl Effects {
     fn executed(&self) -> usize {
         self.executed
     }
+    /// Why the call stopped: `"end"` (every unit from `begin` to the
+    /// program's end ran, even when `count` or `until` would have stopped it
+    /// there too), `"count"` (`count` units ran), `"until"` (the run
+    /// reached `until`), `"pending"` (a PTO block waits), `"fault"` (in
+    /// `Fault.effects`). A unit's `Effects` given to an `on_step` hook says
+    /// `"end"`.
+    #[getter]
+    fn stop(&self) -> &'static str {
+        self.stop
+    }
     /// What the model noticed that is not a fault (a PTO block with mask 0000, why one is pending).
     #[getter]
     fn warnings(&self) -> Vec<String> {
@@ -182,12 +215,14 @@ impl Effects {
         b.set_item("writes_omitted", self.log.writes_omitted())?;
         b.set_item("bytes_omitted", self.log.bytes_omitted())?;
         b.set_item("truncated", self.log.writes_omitted() > 0)?;
+        b.set_item("stop", self.stop)?;
         Ok(d)
     }
     fn __repr__(&self) -> String {
         format!(
-            "Effects(outcome={:?}, executed={}, writes={}{}, regs changed={})",
+            "Effects(outcome={:?}, stop={:?}, executed={}, writes={}{}, regs changed={})",
             self.outcome,
+            self.stop,
             self.executed,
             self.log.writes(),
             if self.log.writes_omitted() > 0 {
@@ -290,36 +325,14 @@ pub fn machine_memory(
     }
 }
 
-/// The hooks of `memory` now, each referenced, so that a hook may add or
-/// remove hooks while they are called (the change counts from the next unit).
-fn hooks_of(py: Python<'_>, memory: &Py<Memory>) -> Vec<Py<PyAny>> {
-    memory
-        .bind(py)
-        .borrow()
-        .hooks
-        .iter()
-        .map(|(_, h)| h.clone_ref(py))
-        .collect()
-}
-
-/// Hand a unit's writes to `hooks`, in commit order.
-fn call_hooks(py: Python<'_>, hooks: &[Py<PyAny>], unit: &WriteLog) -> PyResult<()> {
-    for (a, b) in unit.iter() {
-        let b = PyBytes::new(py, b);
-        for h in hooks {
-            h.call1(py, (a, &b))?;
-        }
-    }
-    Ok(())
-}
-
 /// Units between two looks for a signal (Ctrl-C): a long `execute` raises
 /// `KeyboardInterrupt` within this many units of it.
 const SIGNAL_EVERY: usize = 4096;
 
 /// Units of a run without hooks, stepped without the GIL (so other Python
 /// threads run meanwhile): up to the next look for a signal, or to the
-/// first unit that does not retire; the last step's result.
+/// first unit that does not retire (or that the cursor's limit keeps from
+/// running); the last step's result.
 fn unhooked<A: IsaMachine>(
     cursor: &mut Cursor<A::Fault>,
     arch: &mut A,
@@ -335,64 +348,160 @@ fn unhooked<A: IsaMachine>(
     }
 }
 
+/// Where `execute` starts and stops: from unit `begin`, within `limit`
+/// (`count`, an `until` index), and before the first unit for which the
+/// `until` predicate is true.
+pub struct Span {
+    pub begin: usize,
+    pub limit: Limit,
+    pub until: Option<Py<PyAny>>,
+}
+
+impl Span {
+    /// `execute`'s `begin`, `count` and `until` (an int, a unit index; or a
+    /// callable, called with each unit before it runs).
+    pub fn new(
+        begin: usize,
+        count: Option<usize>,
+        until: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Span> {
+        let mut span = Span {
+            begin,
+            limit: Limit { count, until: None },
+            until: None,
+        };
+        match until {
+            None => {}
+            Some(u) if u.is_callable() => span.until = Some(u.clone().unbind()),
+            Some(u) => {
+                span.limit.until = Some(u.extract::<usize>().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(
+                        "until: a unit index (int) or a callable on the unit",
+                    )
+                })?)
+            }
+        }
+        Ok(span)
+    }
+}
+
 /// Execute `prog` on the machine `slf` through the stepping layer's
-/// [`Cursor`]: unit by unit until the end, a fault or a pending unit. The
-/// writes are kept in a [`WriteLog`] of `keep` bytes. When the memory has
-/// hooks, each unit's writes are held until its commit and then handed to
-/// them, with neither the machine nor the memory borrowed, so a hook may
-/// read both. Every [`SIGNAL_EVERY`] units a pending signal's exception
-/// (`KeyboardInterrupt` for Ctrl-C) is raised, the state as the completed
-/// units left it, as after a fault.
+/// [`Cursor`], from `span.begin`, unit by unit until the end, a fault, a
+/// pending unit or the span's limit. The writes are kept in a [`WriteLog`]
+/// of `keep` bytes. When the memory or the machine has hooks (or `until`
+/// is a predicate), each unit runs with the GIL held: the predicate is
+/// asked before it, and its reads and writes are held until its commit and
+/// then handed to the memory's read hooks, then its write hooks, then the
+/// machine's step hooks (`steps`) are called with the unit and its
+/// `Effects`, with neither the machine nor the memory borrowed, so a hook
+/// may read both. A hook's or the predicate's exception propagates, the
+/// state as the committed units left it. Every [`SIGNAL_EVERY`] units a
+/// pending signal's exception (`KeyboardInterrupt` for Ctrl-C) is raised,
+/// the state as the completed units left it, as after a fault.
 pub fn drive<C, A>(
     slf: &Bound<'_, C>,
     prog: &A::Owned,
     arch: fn(&mut C) -> &mut A,
+    steps: fn(&C) -> &HookList,
     memory: &Py<Memory>,
     keep: usize,
+    span: Span,
 ) -> PyResult<Effects>
 where
     C: PyClass<Frozen = False>,
-    A: IsaMachine,
+    A: crate::units::Units,
 {
     let py = slf.py();
+    let units = prog.borrow().units();
+    if span.begin > units {
+        return Err(input_error(
+            py,
+            &Diagnostic::range(format!(
+                "begin {} is past the program's end (it has {units} units)",
+                span.begin
+            ))
+            .expected(format!("0..={units}")),
+        ));
+    }
     let snap = arch(&mut *slf.try_borrow_mut()?).snapshot();
     let mut log = WriteLog::new(keep);
-    let mut unit = WriteLog::new(usize::MAX);
-    let mut cursor = Cursor::new();
+    let mut unit = UnitLog::new();
+    let mut cursor = Cursor::with_limit(span.begin, span.limit);
+    let mut changed = Vec::new();
     loop {
         if cursor.next_index() % SIGNAL_EVERY == SIGNAL_EVERY - 1 {
             // Between two units: the state is as the completed ones left it.
             py.check_signals()?;
         }
-        // Neither the machine nor the memory stays borrowed past the step
-        // (without hooks: past the units up to the next look for a signal).
-        let (stepped, hooked) = {
-            // A machine or memory in use by another thread: RuntimeError.
+        let hooked = {
+            let me = slf.try_borrow()?;
+            let mem = memory.bind(py).try_borrow()?;
+            span.until.is_some() || !mem.hooks.is_empty() || !steps(&me).is_empty()
+        };
+        if !hooked {
+            // Neither the machine nor the memory stays borrowed past the
+            // units up to the next look for a signal. A machine or memory
+            // in use by another thread: RuntimeError.
             let mut me = slf.try_borrow_mut()?;
             let mut mem = memory.bind(py).try_borrow_mut()?;
-            if mem.hooks.is_empty() {
-                let (a, m) = (arch(&mut me), &mut mem.mem);
-                let s = py.detach(|| unhooked(&mut cursor, a, prog.borrow(), m, &mut log));
-                (s, false)
-            } else {
-                unit.clear();
-                let s = cursor.step(arch(&mut me), prog.borrow(), &mut mem.mem, &mut unit);
-                (s, true)
+            let (a, m) = (arch(&mut me), &mut mem.mem);
+            match py.detach(|| unhooked(&mut cursor, a, prog.borrow(), m, &mut log)) {
+                Some((_, true)) => continue,
+                _ => break,
             }
-        };
-        match stepped {
-            Some((_, true)) if hooked => {
-                for (a, b) in unit.iter() {
-                    log.push(a, b);
+        }
+        let index = cursor.next_index();
+        if let Some(until) = &span.until {
+            if cursor.proceeds(units) {
+                let u = A::unit(py, prog.borrow(), index)?;
+                if until.bind(py).call1((u,))?.is_truthy()? {
+                    cursor.halt_here();
                 }
-                call_hooks(py, &hooks_of(py, memory), &unit)?;
             }
-            Some((_, true)) => {}
-            _ => break,
+        }
+        // Neither the machine nor the memory stays borrowed past the step.
+        let (stepped, step_hooks, reads, writes) = {
+            let mut me = slf.try_borrow_mut()?;
+            let mut mem = memory.bind(py).try_borrow_mut()?;
+            let step_hooks = steps(&me).now(py);
+            let reads = mem.hooks.reads.now(py);
+            let writes = mem.hooks.writes.now(py);
+            unit.clear(!reads.is_empty());
+            let a = arch(&mut me);
+            let before = (!step_hooks.is_empty()).then(|| a.snapshot());
+            let s = cursor.step(a, prog.borrow(), &mut mem.mem, &mut unit);
+            changed.clear();
+            if let Some(before) = &before {
+                a.changed(before, &mut changed);
+            }
+            (s, step_hooks, reads, writes)
+        };
+        if !matches!(stepped, Some((_, true))) {
+            break;
+        }
+        for (a, b) in unit.writes.iter() {
+            log.push(a, b);
+        }
+        call_access_hooks(py, &reads, &unit.reads)?;
+        call_access_hooks(py, &writes, &unit.writes)?;
+        let mut obj = None;
+        for (range, h) in &step_hooks {
+            if !range.contains(index as u64) {
+                continue;
+            }
+            let u = match &obj {
+                Some(u) => u,
+                None => obj.insert((
+                    A::unit(py, prog.borrow(), index)?,
+                    Py::new(py, unit_effects(&cursor, index, &unit.writes, &changed))?,
+                )),
+            };
+            h.call1(py, (u.0.clone_ref(py), u.1.clone_ref(py)))?;
         }
     }
     let mut regs = Vec::new();
     arch(&mut *slf.try_borrow_mut()?).changed(&snap, &mut regs);
+    let stop = cursor.halt().map_or("end", Halt::name);
     let out = cursor.finish();
     let mut fx = Effects {
         log,
@@ -400,6 +509,7 @@ where
         outcome: "ok",
         executed: out.executed,
         warnings: out.notes.into_iter().map(|(_, n)| n).collect(),
+        stop,
     };
     match out.stop {
         None => Ok(fx),
@@ -417,6 +527,28 @@ where
             let fx = Py::new(py, fx)?.into_any();
             Err(fault_error(py, &report, fx))
         }
+    }
+}
+
+/// The `Effects` of the one unit `index` that just completed: its writes,
+/// the registers it changed, its note.
+fn unit_effects<F>(
+    cursor: &Cursor<F>,
+    index: usize,
+    writes: &WriteLog,
+    changed: &[RegReport],
+) -> Effects {
+    let warnings = match cursor.outcome().notes.last() {
+        Some((i, n)) if *i == index => vec![n.clone()],
+        _ => Vec::new(),
+    };
+    Effects {
+        log: writes.clone(),
+        regs: changed.to_vec(),
+        outcome: "ok",
+        executed: 1,
+        warnings,
+        stop: Halt::End.name(),
     }
 }
 
@@ -448,6 +580,7 @@ macro_rules! machine_class {
         pub struct $name {
             pub arch: $arch,
             pub memory: Py<$crate::memory::Memory>,
+            pub steps: $crate::hooks::HookList,
         }
 
         #[pymethods]
@@ -459,7 +592,7 @@ macro_rules! machine_class {
             #[pyo3(signature = (profile=None, memory=None))]
             fn new(py: Python<'_>, profile: Option<&str>, memory: Option<Py<$crate::memory::Memory>>) -> PyResult<Self> {
                 let memory = $crate::machine::machine_memory(py, $isa, profile, memory)?;
-                Ok($name { arch: $new, memory })
+                Ok($name { arch: $new, memory, steps: Default::default() })
             }
             /// The machine's memory (an `xstore.Memory`, shared).
             #[getter]
@@ -496,12 +629,108 @@ macro_rules! machine_class {
             /// counted; the memory's hooks see every one. Ctrl-C raises
             /// `KeyboardInterrupt` within a few thousand instructions, the state
             /// as the completed ones left it.
-            #[pyo3(signature = (data, *, keep_bytes=$crate::log::KEEP_DEFAULT))]
-            fn execute(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>, keep_bytes: usize) -> PyResult<$crate::machine::Effects> {
+            ///
+            /// Run control, as unicorn's `emu_start(begin, until, timeout,
+            /// count)` with unit indices for addresses (the index
+            /// `Fault.instruction` names; PTO: blocks, Q7: bundles): start at
+            /// unit `begin`, run at most `count` units, stop before unit
+            /// `until` (an int) or before the first unit for which
+            /// `until(unit)` is true (a callable, given the unit as `on_step`
+            /// is). The state is then as the completed units left it, and
+            /// `Effects.stop` says why the call stopped.
+            ///
+            /// ```text
+            /// >>> import xstore
+            /// >>> m = xstore.neuron.Machine()
+            /// >>> prog = xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(1,1), imm=(1)") * 5
+            /// >>> fx = m.execute(prog, count=2)
+            /// >>> fx.executed, fx.stop
+            /// (2, 'count')
+            /// >>> fx = m.execute(prog, begin=2, until=4)
+            /// >>> fx.executed, fx.stop
+            /// (2, 'until')
+            /// >>> m.execute(prog, until=lambda i: i.opcode != 0xab).stop
+            /// 'end'
+            ///
+            /// ```
+            #[pyo3(signature = (data, *, keep_bytes=$crate::log::KEEP_DEFAULT, begin=0, count=None, until=None))]
+            fn execute(
+                slf: &Bound<'_, Self>,
+                data: &Bound<'_, PyAny>,
+                keep_bytes: usize,
+                begin: usize,
+                count: Option<usize>,
+                until: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<$crate::machine::Effects> {
                 let py = slf.py();
+                let span = $crate::machine::Span::new(begin, count, until)?;
                 let prog = $crate::machine::decode_program::<$arch>(py, data)?;
                 let memory = slf.try_borrow()?.memory.clone_ref(py);
-                $crate::machine::drive(slf, &prog, |c: &mut Self| &mut c.arch, &memory, keep_bytes)
+                $crate::machine::drive(
+                    slf,
+                    &prog,
+                    |c: &mut Self| &mut c.arch,
+                    |c: &Self| &c.steps,
+                    &memory,
+                    keep_bytes,
+                    span,
+                )
+            }
+            /// Call `fn(unit, effects)` once per unit that completes, after
+            /// its commit and after the memory's hooks saw its reads and
+            /// writes: `unit` the unit (Neuron: the `Instruction`; PTO: the
+            /// block, a tuple of its command words; Q7: the bundle),
+            /// `effects` its `Effects` (its writes, the registers it
+            /// changed). A unit that faults or is pending is never seen.
+            /// With `begin` and/or `end`, only for the units whose index is
+            /// in `[begin, end]` (both inclusive, as unicorn's `hook_add`).
+            /// Returns a handle for `remove_hook`.
+            ///
+            /// ```text
+            /// >>> import xstore
+            /// >>> m = xstore.neuron.Machine()
+            /// >>> seen = []
+            /// >>> h = m.on_step(lambda i, fx: seen.append((i.text, fx.writes)), begin=1)
+            /// >>> _ = m.execute("tensor_store.u8 [0x100], num_elem=(1,1), imm=(1)\n"
+            /// ...               "tensor_store.u8 [0x101], num_elem=(1,1), imm=(2)")
+            /// >>> seen
+            /// [('tensor_store.u8 [0x101], num_elem=(1,1), imm=(2)', [(257, b'\x02')])]
+            /// >>> m.remove_hook(h)
+            ///
+            /// ```
+            #[pyo3(signature = (callback, begin=None, end=None))]
+            fn on_step(
+                &mut self,
+                py: Python<'_>,
+                callback: Py<PyAny>,
+                begin: Option<u64>,
+                end: Option<u64>,
+            ) -> PyResult<usize> {
+                let range = $crate::hooks::Range::new(py, begin, end)?;
+                Ok(self.steps.add(callback, range))
+            }
+            /// Remove the hook `handle` that `on_step` returned; a handle
+            /// that is not one of this machine's hooks (unknown, removed, a
+            /// memory's) is an `xstore.InputError` (rule `hook_handle`).
+            ///
+            /// ```text
+            /// >>> import xstore
+            /// >>> m = xstore.neuron.Machine()
+            /// >>> h = m.memory.on_write(print)
+            /// >>> try:
+            /// ...     m.remove_hook(h)
+            /// ... except xstore.InputError as e:
+            /// ...     print(e.rule)
+            /// hook_handle
+            /// >>> m.memory.remove_hook(h)
+            ///
+            /// ```
+            fn remove_hook(&mut self, py: Python<'_>, handle: usize) -> PyResult<()> {
+                if self.steps.remove(handle) {
+                    Ok(())
+                } else {
+                    Err($crate::hooks::no_hook(py, handle, "machine"))
+                }
             }
             $($extra)*
         }

@@ -215,9 +215,9 @@ fn shorten_hex(hex: &str, max: usize) -> String {
 /// Most read runs the report lists per instruction.
 const MAX_LISTED_READS: usize = 16;
 
-/// The memory each instruction read (a TLOAD's rows), by instruction: its
-/// runs of bytes read and their total; the tiles it filled are in the table
-/// after it.
+/// The memory each instruction read (a TLOAD's rows, a TensorLoad's
+/// elements), by instruction: its runs of bytes read and their total; the
+/// tiles it filled are in the table after it.
 fn reads_table(t: &Trace, h: &mut String) {
     let e = xml_escape;
     let readers: Vec<_> = t.steps.iter().filter(|s| !s.reads.is_empty()).collect();
