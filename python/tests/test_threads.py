@@ -137,3 +137,31 @@ def test_results_are_the_same_from_threads(isa: str) -> None:
     for t in ts:
         t.join()
     assert out == [want] * 4
+
+
+def test_a_short_execute_keeps_the_gil() -> None:
+    """A program of a few units runs with the GIL held (releasing it would
+    cost more than the work): another thread never runs while such a call
+    is inside, so the bytearray it reads is never found exported."""
+    m = neuron.Machine()
+    data = bytearray(NEURON_UNIT * 4)
+    refused = []
+    stop = threading.Event()
+
+    def resizer() -> None:
+        while not stop.is_set():
+            try:
+                data.extend(NEURON_UNIT)
+                del data[-len(NEURON_UNIT):]
+            except BufferError:
+                refused.append(1)
+
+    t = threading.Thread(target=resizer)
+    t.start()
+    try:
+        for _ in range(5000):
+            m.execute(data)
+    finally:
+        stop.set()
+        t.join()
+    assert refused == []

@@ -99,3 +99,25 @@ impl Drop for Held {
 pub fn to_vec(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     with_bytes(obj, <[u8]>::to_vec)
 }
+
+/// Input (bytes or text) below which a call keeps the GIL: giving it up and
+/// taking it back costs more than decoding or assembling this much.
+pub const DETACH_MIN_BYTES: usize = 4096;
+
+/// Units below which `Machine.execute` keeps the GIL while it runs them.
+pub const DETACH_MIN_UNITS: usize = 64;
+
+/// `f()` with the GIL released when `long`, else with it held: the calls
+/// that release it (docs/python.md, "Threads") do so only for work long
+/// enough to pay for it.
+pub fn detach_if<T, F>(py: Python<'_>, long: bool, f: F) -> T
+where
+    F: pyo3::marker::Ungil + FnOnce() -> T,
+    T: pyo3::marker::Ungil,
+{
+    if long {
+        py.detach(f)
+    } else {
+        f()
+    }
+}

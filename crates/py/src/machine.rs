@@ -445,7 +445,9 @@ where
             let mut me = slf.try_borrow_mut()?;
             let mut mem = memory.bind(py).try_borrow_mut()?;
             let (a, m) = (arch(&mut me), &mut mem.mem);
-            match py.detach(|| unhooked(&mut cursor, a, prog.borrow(), m, &mut log)) {
+            let long = units - cursor.next_index() >= crate::buffer::DETACH_MIN_UNITS;
+            let run = || unhooked(&mut cursor, a, prog.borrow(), m, &mut log);
+            match crate::buffer::detach_if(py, long, run) {
                 Some((_, true)) => continue,
                 _ => break,
             }
@@ -560,12 +562,16 @@ pub fn decode_program<A: IsaMachine>(
 ) -> PyResult<A::Owned> {
     if let Ok(s) = data.cast::<pyo3::types::PyString>() {
         let text = s.to_cow()?;
-        return py
-            .detach(|| A::assemble(&text))
+        let long = text.len() >= crate::buffer::DETACH_MIN_BYTES;
+        return crate::buffer::detach_if(py, long, || A::assemble(&text))
             .map_err(|d| input_error(py, &d));
     }
-    crate::buffer::with_bytes(data, |b| py.detach(|| A::decode(b)))?
-        .map_err(|d| input_error(py, &d))
+    crate::buffer::with_bytes(data, |b| {
+        crate::buffer::detach_if(py, b.len() >= crate::buffer::DETACH_MIN_BYTES, || {
+            A::decode(b)
+        })
+    })?
+    .map_err(|d| input_error(py, &d))
 }
 
 /// Defines an ISA's `Machine` class around an ISA crate's machine (an
