@@ -32,7 +32,10 @@ pub(crate) fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i as u32 + 1;
-        let code_end = raw.find(['#', ';']).unwrap_or(raw.len());
+        let code_end = raw
+            .bytes()
+            .position(|b| b == b'#' || b == b';')
+            .unwrap_or(raw.len());
         let code = &raw[..code_end];
         if code.trim().is_empty() {
             continue;
@@ -70,7 +73,8 @@ type Items<'a> = (Vec<(&'a str, usize)>, usize);
 /// The operands of one instruction as written, before the source is chosen.
 #[derive(Default)]
 struct Operands<'a> {
-    seen: Vec<&'a str>,
+    /// The operands given so far, by their bit of [`OPERANDS`].
+    seen: u16,
     num_elem: bool,
     step: Option<[i32; 2]>,
     imm: Option<Items<'a>>,
@@ -121,8 +125,17 @@ impl<'a> Cur<'a> {
             .at(self.line, self.col(pos))
             .expected(expected)
     }
+    /// The character at the cursor (ASCII without decoding).
+    #[inline]
+    fn here(&self) -> Option<char> {
+        match self.s.as_bytes().get(self.pos) {
+            Some(&b) if b.is_ascii() => Some(b as char),
+            Some(_) => self.s[self.pos..].chars().next(),
+            None => None,
+        }
+    }
     fn ws(&mut self) {
-        while let Some(ch) = self.s[self.pos..].chars().next() {
+        while let Some(ch) = self.here() {
             if !ch.is_whitespace() {
                 break;
             }
@@ -131,7 +144,7 @@ impl<'a> Cur<'a> {
     }
     fn peek(&mut self) -> Option<char> {
         self.ws();
-        self.s[self.pos..].chars().next()
+        self.here()
     }
     fn eat(&mut self, ch: char) -> bool {
         if self.peek() == Some(ch) {
@@ -141,7 +154,8 @@ impl<'a> Cur<'a> {
             false
         }
     }
-    fn expect(&mut self, ch: char, what: &str) -> Result<(), Diagnostic> {
+    /// `ch`, or an error saying what it was `what` for (formatted only then).
+    fn expect(&mut self, ch: char, what: impl fmt::Display) -> Result<(), Diagnostic> {
         if self.eat(ch) {
             return Ok(());
         }
@@ -152,10 +166,10 @@ impl<'a> Cur<'a> {
         Err(self.err(self.pos, format!("expected `{ch}` {what}, found {found}")))
     }
     /// A word: everything up to a delimiter.
-    fn word(&mut self, what: &str) -> Result<(&'a str, usize), Diagnostic> {
+    fn word(&mut self, what: impl fmt::Display) -> Result<(&'a str, usize), Diagnostic> {
         self.ws();
         let start = self.pos;
-        while let Some(ch) = self.s[self.pos..].chars().next() {
+        while let Some(ch) = self.here() {
             if is_delim(ch) {
                 break;
             }
@@ -172,17 +186,29 @@ impl<'a> Cur<'a> {
     }
     /// `( word, word, … )`, possibly empty.
     fn tuple(&mut self, what: &str) -> Result<Vec<(&'a str, usize)>, Diagnostic> {
-        self.expect('(', &format!("to open {what}"))?;
         let mut items = Vec::new();
+        self.tuple_each(what, |w| items.push(w))?;
+        Ok(items)
+    }
+    /// `( word, word, … )`, possibly empty, each word handed to `each`; the
+    /// number of words.
+    fn tuple_each(
+        &mut self,
+        what: impl fmt::Display + Copy,
+        mut each: impl FnMut((&'a str, usize)),
+    ) -> Result<usize, Diagnostic> {
+        self.expect('(', format_args!("to open {what}"))?;
+        let mut n = 0;
         if self.eat(')') {
-            return Ok(items);
+            return Ok(n);
         }
         loop {
-            items.push(self.word(what)?);
+            each(self.word(what)?);
+            n += 1;
             if self.eat(')') {
-                return Ok(items);
+                return Ok(n);
             }
-            self.expect(',', &format!("or `)` in {what}"))?;
+            self.expect(',', format_args!("or `)` in {what}"))?;
         }
     }
     /// A tuple operand with where it starts.
@@ -200,13 +226,15 @@ impl<'a> Cur<'a> {
             self.ws();
             self.pos
         };
-        let items = self.tuple(&format!("`{key}`"))?;
-        if items.len() != 2 {
+        let mut items = [("", 0usize); 2];
+        let n = self.tuple_each(format_args!("`{key}`"), |w| {
+            if let Some(slot) = items.iter_mut().find(|s| s.0.is_empty()) {
+                *slot = w;
+            }
+        })?;
+        if n != 2 {
             return Err(self
-                .err(
-                    open,
-                    format!("`{key}` takes two values, got {}", items.len()),
-                )
+                .err(open, format!("`{key}` takes two values, got {n}"))
                 .expected(format!("{key}=(a,b)")));
         }
         Ok([
@@ -402,12 +430,16 @@ impl<'a> Cur<'a> {
         while self.peek().is_some() {
             self.expect(',', "between operands")?;
             let (key, kpos) = self.word("an operand name")?;
-            if ops.seen.contains(&key) {
+            let bit = OPERANDS
+                .iter()
+                .position(|o| *o == key)
+                .map_or(0, |i| 1u16 << i);
+            if ops.seen & bit != 0 {
                 return Err(self.err(kpos, format!("`{key}` is given twice")));
             }
-            self.expect('=', &format!("after `{key}`"))?;
+            self.expect('=', format_args!("after `{key}`"))?;
             self.operand(key, kpos, m, &mut ops)?;
-            ops.seen.push(key);
+            ops.seen |= bit;
         }
         if !ops.num_elem {
             return Err(self

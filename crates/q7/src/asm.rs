@@ -131,13 +131,11 @@ pub fn parse(text: &str) -> Result<Vec<Line>, Diagnostic> {
 }
 
 fn strip_comment(line: &str) -> &str {
-    let mut end = line.len();
-    if let Some(p) = line.find('#') {
-        end = end.min(p);
-    }
-    if let Some(p) = line.find("//") {
-        end = end.min(p);
-    }
+    // The first `#` or `//`, in one pass over the bytes.
+    let b = line.as_bytes();
+    let end = (0..b.len())
+        .find(|&i| b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
+        .unwrap_or(b.len());
     &line[..end]
 }
 
@@ -170,7 +168,7 @@ fn parse_line(full: &str, ln: u32, out: &mut Vec<Line>) -> Result<(), Diagnostic
         out.push(parse_braced(&cx, s, e, open, ln)?);
         return Ok(());
     }
-    if let Some(p) = body.find(['}', ';']) {
+    if let Some(p) = body.bytes().position(|b| b == b'}' || b == b';') {
         return Err(
             Diagnostic::syntax(format!("`{}` outside a bundle", &line[s + p..s + p + 1]))
                 .at(ln, cx.col(s + p))
@@ -185,10 +183,13 @@ fn parse_line(full: &str, ln: u32, out: &mut Vec<Line>) -> Result<(), Diagnostic
     }
     let mut op_cols = [0; MAX_SLOTS];
     op_cols[0] = op.col;
-    let ops: Vec<Inst> = op.inst.into_iter().collect();
+    let ops: &[Inst] = match &op.inst {
+        Some(i) => std::slice::from_ref(i),
+        None => &[],
+    };
     let nops = 1 - ops.len();
     out.push(Line {
-        bundle: Bundle::from_ops(&ops, nops, None, false, 1),
+        bundle: Bundle::from_ops(ops, nops, None, false, 1),
         line: ln,
         col: op.col,
         op_cols,
@@ -686,15 +687,14 @@ fn operand_tokens<'a>(
         return Ok(toks);
     }
     let mut start = from;
-    let mut cuts = Vec::new();
-    for (i, ch) in line[from..e].char_indices() {
-        if ch == ',' {
-            cuts.push((start, from + i));
-            start = from + i + 1;
-        }
-    }
-    cuts.push((start, e));
-    for (a, z) in cuts {
+    let commas = line.as_bytes()[from..e]
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b',')
+        .map(|(i, _)| from + i);
+    for z in commas.chain(std::iter::once(e)) {
+        let a = start;
+        start = z + 1;
         let (ts, te) = trim_range(line, a, z);
         if ts == te {
             return Err(Diagnostic::syntax("empty operand")
