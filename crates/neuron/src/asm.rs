@@ -93,6 +93,43 @@ fn is_delim(ch: char) -> bool {
     ch.is_whitespace() || matches!(ch, ',' | '(' | ')' | '[' | ']' | '=')
 }
 
+/// [`is_delim`] (bit 0) and `char::is_whitespace` (bit 1) of each ASCII
+/// byte; 0 for the others, which are decoded.
+static ASCII_CLASS: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        let ws = matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+        let delim = ws || matches!(c, b',' | b'(' | b')' | b'[' | b']' | b'=');
+        t[i] = (delim as u8) | ((ws as u8) << 1);
+        i += 1;
+    }
+    t
+};
+
+/// The first position from `pos` in `s` whose character's membership of
+/// the class (`bit` of [`ASCII_CLASS`]; `slow` past ASCII) is not `inside`.
+#[inline]
+fn skip_class(s: &str, mut pos: usize, (bit, inside): (u8, bool), slow: fn(char) -> bool) -> usize {
+    let b = s.as_bytes();
+    while let Some(&c) = b.get(pos) {
+        if c < 0x80 {
+            if (ASCII_CLASS[c as usize] & bit != 0) != inside {
+                break;
+            }
+            pos += 1;
+        } else {
+            let ch = s[pos..].chars().next().expect("a character starts here");
+            if slow(ch) != inside {
+                break;
+            }
+            pos += ch.len_utf8();
+        }
+    }
+    pos
+}
+
 /// An immediate that does not parse: the message and the allowed form.
 struct BadImm {
     message: String,
@@ -134,13 +171,9 @@ impl<'a> Cur<'a> {
             None => None,
         }
     }
+    #[inline]
     fn ws(&mut self) {
-        while let Some(ch) = self.here() {
-            if !ch.is_whitespace() {
-                break;
-            }
-            self.pos += ch.len_utf8();
-        }
+        self.pos = skip_class(self.s, self.pos, (2, true), char::is_whitespace);
     }
     fn peek(&mut self) -> Option<char> {
         self.ws();
@@ -169,12 +202,8 @@ impl<'a> Cur<'a> {
     fn word(&mut self, what: impl fmt::Display) -> Result<(&'a str, usize), Diagnostic> {
         self.ws();
         let start = self.pos;
-        while let Some(ch) = self.here() {
-            if is_delim(ch) {
-                break;
-            }
-            self.pos += ch.len_utf8();
-        }
+        // Up to the first delimiter.
+        self.pos = skip_class(self.s, self.pos, (1, false), is_delim);
         if self.pos == start {
             let found = match self.s[self.pos..].chars().next() {
                 Some(c) => format!("`{c}`"),

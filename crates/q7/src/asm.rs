@@ -139,9 +139,29 @@ fn strip_comment(line: &str) -> &str {
     &line[..end]
 }
 
+/// `s.find(char::is_whitespace)`, without decoding ASCII.
+fn first_space(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x80 {
+            return s[i..].find(char::is_whitespace).map(|p| i + p);
+        }
+        if c.is_ascii_whitespace() || c == 0x0b {
+            return Some(i);
+        }
+    }
+    None
+}
+
 /// Byte range [start, end) of the trimmed part of `line[start..end]`.
 fn trim_range(line: &str, start: usize, end: usize) -> (usize, usize) {
     let s = &line[start..end];
+    // Visible ASCII at both ends: nothing to trim (no decoding).
+    if let (Some(a), Some(z)) = (s.as_bytes().first(), s.as_bytes().last()) {
+        if a.is_ascii_graphic() && z.is_ascii_graphic() {
+            return (start, end);
+        }
+    }
     let lead = s.len() - s.trim_start().len();
     if lead == s.len() {
         return (end, end);
@@ -164,7 +184,7 @@ fn parse_line(full: &str, ln: u32, out: &mut Vec<Line>) -> Result<(), Diagnostic
     {
         return parse_bytes(&cx, s, e, ln, out);
     }
-    if let Some(open) = body.find('{').map(|p| p + s) {
+    if let Some(open) = body.bytes().position(|b| b == b'{').map(|p| p + s) {
         out.push(parse_braced(&cx, s, e, open, ln)?);
         return Ok(());
     }
@@ -598,7 +618,7 @@ fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, 
 fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Parsed, Diagnostic> {
     let line = cx.line;
     let (slot, s) = slot_prefix(cx, s, e, ln)?;
-    let mn_end = line[s..e].find(char::is_whitespace).map_or(e, |p| s + p);
+    let mn_end = first_space(&line[s..e]).map_or(e, |p| s + p);
     let mn = &line[s..mn_end];
     let col = cx.col(s);
     if mn.eq_ignore_ascii_case("nop") {
@@ -631,7 +651,7 @@ fn slot_prefix(
     ln: u32,
 ) -> Result<(Option<(u32, u32)>, usize), Diagnostic> {
     let line = cx.line;
-    let Some(p) = line[s..e].find(':') else {
+    let Some(p) = line.as_bytes()[s..e].iter().position(|&b| b == b':') else {
         return Ok((None, s));
     };
     let (ps, pe) = trim_range(line, s, s + p);
