@@ -7,7 +7,10 @@ use crate::outln;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
 use serde::Serialize;
 use std::io::IsTerminal;
-use xstore_core::isa::{check_dump, run_scenario_with, Isa, Run, READ_MAX, READ_MAX_TEXT};
+use xstore_core::isa::{
+    build_memory, check_dump, run_prepared, run_scenario_with, Isa, Prepared, Run, READ_MAX,
+    READ_MAX_TEXT,
+};
 use xstore_core::mem::Memory;
 use xstore_core::report::{
     BenchResult, Check, CheckOrigin, ErrorReport, ExpectVerdict, Explanation, LintReport,
@@ -37,7 +40,7 @@ pub fn dispatch(cli: Cli) -> u8 {
             report,
             trace,
         }) => run(
-            &scenario,
+            Source::File(&scenario),
             &dump,
             mem_cap.as_deref(),
             (report.as_deref(), trace.as_deref()),
@@ -480,19 +483,35 @@ impl WriteSink for PrintWrites<'_> {
             Some(j) => {
                 j.item_start();
                 j.open_object();
-                j.field("addr", &addr);
+                j.field_u64("addr", addr);
                 j.key("hex");
                 j.hex(bytes);
                 j.close_object();
             }
+            // The line in one piece, straight into the output buffer.
+            None if bytes.len() <= WRITE_LINE_BYTES => out::with_buf(|b| {
+                b.extend_from_slice(b"write ");
+                out::push_hex_u64(b, addr);
+                b.extend_from_slice(b": ");
+                out::push_hex(b, bytes);
+                b.push(b'\n');
+            }),
             None => {
-                out::write_fmt(format_args!("write {addr:#x}: "));
+                out::with_buf(|b| {
+                    b.extend_from_slice(b"write ");
+                    out::push_hex_u64(b, addr);
+                    b.extend_from_slice(b": ");
+                });
                 out::write_hex(bytes);
                 outln!();
             }
         }
     }
 }
+
+/// Bytes of a write whose `run` line is built in one piece (longer ones are
+/// printed a piece at a time).
+const WRITE_LINE_BYTES: usize = 4096;
 
 /// Print the dumps, reading memory a chunk at a time.
 fn print_dumps(
@@ -541,8 +560,8 @@ fn print_dumps(
 /// are committed (execution is deterministic; the two runs are checked to
 /// agree). Memory stays proportional to what the program touches, whatever
 /// it writes.
-fn run(
-    file: &str,
+pub(crate) fn run(
+    source: Source<'_>,
     dumps: &[String],
     cap: Option<&str>,
     (report, trace): (Option<&str>, Option<&str>),
@@ -557,7 +576,10 @@ fn run(
             .ok_or_else(|| Diagnostic::syntax(format!("--mem-cap `{c}` is not a byte count")))?,
         None => DEFAULT_CAP,
     };
-    let (sc, isa) = load_scenario(file)?;
+    let (sc, isa) = match source {
+        Source::File(file) => load_scenario(file)?,
+        Source::Text { text, name } => load_scenario_text(text, name)?,
+    };
     let map = xstore_core::isa::scenario_map(isa, &sc)?;
     for &(addr, len) in &dumps {
         check_dump(&map, "--dump", addr, len)?;
@@ -569,8 +591,11 @@ fn run(
     if let Some(path) = trace {
         crate::verify::write_trace_file(isa, &sc, cap, path)?;
     }
+    // Read once: a second run executes the same prepared program.
+    let mem = build_memory(isa, &sc, cap)?;
+    let prepared = isa.prepare(&sc)?;
     let mut spool = Spool::new(SPOOL_BUDGET);
-    let first = run_scenario_with(isa, &sc, cap, &mut spool)?;
+    let first = run_prepared(&sc, &*prepared, mem, cap, &mut spool)?;
     let code = if first.expect_failures.is_empty() {
         EXIT_OK
     } else {
@@ -591,13 +616,24 @@ fn run(
         .cloned()
         .collect();
     let changed = (regs.as_slice(), tiles.as_slice());
-    let writes = |first: Run, sink: &mut PrintWrites| replay(first, &spool, isa, &sc, cap, sink);
+    let writes = |first: Run, sink: &mut PrintWrites| {
+        replay(first, &spool, (isa, &sc, &*prepared), cap, sink)
+    };
     if json {
         print_run_json(first, changed, &dumps, writes)?;
     } else {
         print_run_text(first, changed, &dumps, writes)?;
     }
     Ok(code)
+}
+
+/// Where `run` reads its scenario.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// A file (the command line's argument).
+    File(&'a str),
+    /// Text in memory, named `name` in errors (the bench's scenarios).
+    Text { text: &'a str, name: &'a str },
 }
 
 /// `run --report PATH`: the run traced instruction by instruction (one more
@@ -614,8 +650,7 @@ fn write_report(isa: &dyn Isa, sc: &Scenario, cap: u64, path: &str) -> Result<()
 fn replay(
     first: Run,
     spool: &Spool,
-    isa: &dyn Isa,
-    sc: &Scenario,
+    (isa, sc, prepared): (&dyn Isa, &Scenario, &dyn Prepared),
     cap: u64,
     sink: &mut PrintWrites,
 ) -> Result<Memory, Diagnostic> {
@@ -625,7 +660,8 @@ fn replay(
     }
     let exec = first.exec;
     drop(first.memory);
-    let second = run_scenario_with(isa, sc, cap, sink)?;
+    let mem = build_memory(isa, sc, cap)?;
+    let second = run_prepared(sc, prepared, mem, cap, sink)?;
     if second.exec != exec {
         return Err(Diagnostic::new(
             DiagKind::Resource,
@@ -1080,6 +1116,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
             group(isa.name(), &|| {
                 let mut cases = isa.bench(quick);
                 cases.push(crate::scaling::asm_case(*isa, quick));
+                cases.extend(crate::scaling::e2e_cases(*isa, quick));
                 cases
             });
         }

@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 use std::cell::RefCell;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::io::{self, Write};
 
 /// Exit code 0 of the command-line contract: the command did its job.
@@ -29,39 +29,113 @@ pub const EXIT_ERROR: u8 = 2;
 /// Bytes held before they go to stdout.
 pub const BUFFER: usize = 64 * 1024;
 
-struct Stdout {
-    w: io::BufWriter<io::StdoutLock<'static>>,
+/// Where the buffered bytes go.
+enum Target {
+    /// The process's stdout.
+    Stdout(io::StdoutLock<'static>),
+    /// Memory: kept (a test's capture) or only counted (a bench's sink).
+    Memory { kept: Option<Vec<u8>>, bytes: u64 },
+}
+
+struct Out {
+    /// What is printed and not yet handed to the target.
+    buf: Vec<u8>,
+    target: Target,
     err: Option<io::Error>,
 }
 
+impl Out {
+    fn new(target: Target) -> Self {
+        Out {
+            buf: Vec::with_capacity(BUFFER),
+            target,
+            err: None,
+        }
+    }
+
+    /// Hand the buffer to the target.
+    fn drain(&mut self) {
+        if self.err.is_none() {
+            let res = match &mut self.target {
+                Target::Stdout(w) => w.write_all(&self.buf).and_then(|()| w.flush()),
+                Target::Memory { kept, bytes } => {
+                    *bytes += self.buf.len() as u64;
+                    if let Some(v) = kept {
+                        v.extend_from_slice(&self.buf);
+                    }
+                    Ok(())
+                }
+            };
+            if let Err(e) = res {
+                self.err = Some(e);
+            }
+        }
+        self.buf.clear();
+    }
+
+    /// The buffer to append to (`None` after a failed write), drained first
+    /// when it is full.
+    #[inline]
+    fn room(&mut self) -> Option<&mut Vec<u8>> {
+        if self.err.is_some() {
+            return None;
+        }
+        if self.buf.len() >= BUFFER {
+            self.drain();
+            if self.err.is_some() {
+                return None;
+            }
+        }
+        Some(&mut self.buf)
+    }
+}
+
 thread_local! {
-    static OUT: RefCell<Stdout> = RefCell::new(Stdout {
-        w: io::BufWriter::with_capacity(BUFFER, io::stdout().lock()),
-        err: None,
+    static OUT: RefCell<Out> = RefCell::new(Out::new(Target::Stdout(io::stdout().lock())));
+}
+
+/// Append to the output buffer directly (nothing happens after a failed
+/// write). The buffer is handed on once it holds [`BUFFER`] bytes, so `f`
+/// should append a bounded amount.
+#[inline]
+pub fn with_buf(f: impl FnOnce(&mut Vec<u8>)) {
+    OUT.with(|o| {
+        if let Some(b) = o.borrow_mut().room() {
+            f(b);
+        }
     });
 }
 
 /// Print `s` on stdout (dropped after a failed write).
+#[inline]
 pub fn write_str(s: &str) {
-    OUT.with(|o| {
-        let mut o = o.borrow_mut();
-        if o.err.is_none() {
-            if let Err(e) = o.w.write_all(s.as_bytes()) {
-                o.err = Some(e);
-            }
+    if s.len() > BUFFER {
+        for chunk in s.as_bytes().chunks(BUFFER) {
+            with_buf(|b| b.extend_from_slice(chunk));
         }
-    });
+    } else {
+        with_buf(|b| b.extend_from_slice(s.as_bytes()));
+    }
 }
 
-/// Print formatted text on stdout.
+/// Formats into the output buffer.
+struct BufFmt<'a>(&'a mut Vec<u8>);
+
+impl fmt::Write for BufFmt<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// Print formatted text on stdout, formatted straight into the buffer.
 pub fn write_fmt(args: fmt::Arguments<'_>) {
     match args.as_str() {
         Some(s) => write_str(s),
-        None => {
-            let mut s = String::new();
-            let _ = s.write_fmt(args);
-            write_str(&s);
-        }
+        None => with_buf(|b| {
+            let _ = fmt::Write::write_fmt(&mut BufFmt(b), args);
+        }),
     }
 }
 
@@ -100,14 +174,27 @@ pub fn finish() -> io::Result<()> {
 
 /// Push what is buffered to stdout (kept as the first error if it fails).
 pub fn flush() {
-    OUT.with(|o| {
-        let mut o = o.borrow_mut();
-        if o.err.is_none() {
-            if let Err(e) = o.w.flush() {
-                o.err = Some(e);
-            }
-        }
+    OUT.with(|o| o.borrow_mut().drain());
+}
+
+/// Run `f` with everything it prints going to memory instead of stdout, and
+/// return its result with the bytes printed: kept when `keep` is set (a
+/// test's capture), else only counted (the bench's sink; the bytes are then
+/// empty). Stderr lines ([`err_line`]) still go to stderr. Stdout's own
+/// buffer and error are set aside and put back after.
+pub fn capture<R>(keep: bool, f: impl FnOnce() -> R) -> (R, Vec<u8>, u64) {
+    let mem = Out::new(Target::Memory {
+        kept: keep.then(Vec::new),
+        bytes: 0,
     });
+    let saved = OUT.with(|o| std::mem::replace(&mut *o.borrow_mut(), mem));
+    let r = f();
+    let mut mem = OUT.with(|o| std::mem::replace(&mut *o.borrow_mut(), saved));
+    mem.drain();
+    match mem.target {
+        Target::Memory { kept, bytes } => (r, kept.unwrap_or_default(), bytes),
+        Target::Stdout(_) => unreachable!("the capture's own target"),
+    }
 }
 
 /// Print a line on stderr, after what stdout holds so far (so a terminal
@@ -119,17 +206,63 @@ pub fn err_line(text: impl fmt::Display) {
     let _ = writeln!(e, "{text}");
 }
 
-/// Print lowercase hex of `bytes` on stdout without building the whole string.
-pub fn write_hex(bytes: &[u8]) {
+/// The two lowercase hex digits of every byte.
+static HEX2: [[u8; 2]; 256] = {
     const D: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 4096];
-    for chunk in bytes.chunks(buf.len() / 2) {
-        for (i, &b) in chunk.iter().enumerate() {
-            buf[2 * i] = D[(b >> 4) as usize];
-            buf[2 * i + 1] = D[(b & 15) as usize];
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [D[i >> 4], D[i & 15]];
+        i += 1;
+    }
+    t
+};
+
+/// Append the lowercase hex of `bytes` to `buf`.
+#[inline]
+pub fn push_hex(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let start = buf.len();
+    buf.resize(start + 2 * bytes.len(), 0);
+    for (d, &b) in buf[start..].chunks_exact_mut(2).zip(bytes) {
+        d.copy_from_slice(&HEX2[b as usize]);
+    }
+}
+
+/// Append `v` as `{v:#x}` formats it: `0x`, then lowercase hex digits
+/// without leading zeros (`0x0` for zero).
+#[inline]
+pub fn push_hex_u64(buf: &mut Vec<u8>, v: u64) {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let digits = (64 - (v | 1).leading_zeros()).div_ceil(4) as usize;
+    let mut tmp = *b"0x0000000000000000";
+    for k in 0..digits {
+        tmp[2 + digits - 1 - k] = D[((v >> (4 * k)) & 15) as usize];
+    }
+    buf.extend_from_slice(&tmp[..2 + digits]);
+}
+
+/// Append `v` in decimal, as `{v}` formats it.
+#[inline]
+pub fn push_u64(buf: &mut Vec<u8>, v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
         }
-        let s = std::str::from_utf8(&buf[..2 * chunk.len()]).expect("hex digits are ASCII");
-        write_str(s);
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// Print lowercase hex of `bytes` on stdout without building the whole
+/// string: straight into the output buffer, a bounded piece at a time.
+pub fn write_hex(bytes: &[u8]) {
+    for chunk in bytes.chunks(BUFFER / 2) {
+        with_buf(|b| push_hex(b, chunk));
     }
 }
 
@@ -147,10 +280,13 @@ impl Json {
     }
 
     fn newline(&self) {
-        write_str("\n");
-        for _ in 0..self.open.len() {
-            write_str("  ");
-        }
+        let depth = self.open.len();
+        with_buf(|b| {
+            b.push(b'\n');
+            for _ in 0..depth {
+                b.extend_from_slice(b"  ");
+            }
+        });
     }
 
     /// Before an element of the innermost container.
@@ -189,8 +325,26 @@ impl Json {
     /// `"key": ` in the innermost (object) container.
     pub fn key(&mut self, key: &str) {
         self.element();
-        write_str(&serde_json::to_string(key).expect("strings serialize"));
-        write_str(": ");
+        // A key of plain characters is its own JSON text between quotes.
+        if key
+            .bytes()
+            .all(|c| c >= b' ' && c != b'"' && c != b'\\' && c < 0x7f)
+        {
+            with_buf(|b| {
+                b.push(b'"');
+                b.extend_from_slice(key.as_bytes());
+                b.extend_from_slice(b"\": ");
+            });
+        } else {
+            write_str(&serde_json::to_string(key).expect("strings serialize"));
+            write_str(": ");
+        }
+    }
+
+    /// `"key": N`, as [`Json::field`] writes an integer.
+    pub fn field_u64(&mut self, key: &str, v: u64) {
+        self.key(key);
+        with_buf(|b| push_u64(b, v));
     }
 
     /// A value after [`Json::key`], or at the top. Objects list their keys in
@@ -229,9 +383,17 @@ impl Json {
 
     /// A JSON string of the hex of `bytes`, written in pieces.
     pub fn hex(&mut self, bytes: &[u8]) {
-        write_str("\"");
-        write_hex(bytes);
-        write_str("\"");
+        if bytes.len() <= 4096 {
+            with_buf(|b| {
+                b.push(b'"');
+                push_hex(b, bytes);
+                b.push(b'"');
+            });
+        } else {
+            write_str("\"");
+            write_hex(bytes);
+            write_str("\"");
+        }
     }
 
     /// The end of the document.

@@ -1,16 +1,21 @@
 //! `xstore bench scaling`: time per unit of work for every input path at
 //! sizes 10^3 to 10^6, and the ratio of the largest per-unit time to the
-//! smallest. Linear work gives a ratio near 1; the target is below 2.
+//! smallest. Linear work gives a ratio near 1; the target is below 2 (below
+//! 1.5 for the whole `xstore run`, `<isa>.run_e2e`). The `<isa>.asm` and
+//! `<isa>.run_e2e` cases of `xstore bench <isa>` are here too.
 
+use crate::commands::{self, Source};
+use crate::out;
 use serde::Serialize;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use xstore_core::isa::{run_scenario_with, Isa};
+use xstore_core::isa::{build_memory, run_prepared, run_scenario_with, Isa};
+use xstore_core::mem::DEFAULT_CAP;
 use xstore_core::report::BenchResult;
 use xstore_core::scenario::{Program, Scenario};
-use xstore_core::stream::WriteSink;
+use xstore_core::stream::{WriteCount, WriteSink};
 use xstore_core::{hex, Fault};
-use xstore_devkit::bench::compare;
+use xstore_devkit::bench::{compare, compare_rounds};
 
 /// One path measured at every size.
 #[derive(Debug, Clone, Serialize)]
@@ -133,6 +138,76 @@ pub fn asm_case(isa: &dyn Isa, quick: bool) -> BenchResult {
     )
 }
 
+/// Units of each `<isa>.run_e2e` case's scenario: enough that its writes
+/// overflow `run`'s spool, so that `run` executes twice as it does at 10^6.
+pub const E2E_UNITS: usize = 100_000;
+
+/// Units of the `--quick` e2e cases.
+pub const E2E_UNITS_QUICK: usize = 1_000;
+
+/// The whole `xstore run` of `text` (the command's own function, its input in
+/// memory, its output counted and dropped): the bytes printed.
+fn run_command(text: &str, json: bool) -> u64 {
+    let src = Source::Text {
+        text,
+        name: "e2e.toml",
+    };
+    let (code, _, bytes) =
+        out::capture(false, || commands::run(src, &[], None, (None, None), json));
+    assert_eq!(code.ok(), Some(out::EXIT_OK), "the e2e scenario runs");
+    bytes
+}
+
+/// `<isa>.run_e2e` and `<isa>.run_e2e_json`: the whole `xstore run` of the
+/// ISA's sample scenario of [`E2E_UNITS`] units (parse the scenario text,
+/// assemble, execute, print to a sink) against the executor alone running
+/// the same prepared program on the same machine setup (target 0.25); and
+/// `run --json` against the text output of the same run (target 0.67).
+pub fn e2e_cases(isa: &dyn Isa, quick: bool) -> Vec<BenchResult> {
+    let units = if quick { E2E_UNITS_QUICK } else { E2E_UNITS };
+    let text = (isa.info().sample_scenario)(units);
+    let sc = load(isa, &text);
+    let prepared = isa.prepare(&sc).expect("the sample scenario prepares");
+    let rounds = if quick {
+        (1, Duration::from_millis(5))
+    } else {
+        (8, Duration::from_millis(300))
+    };
+    let unit = format!("{}s/s", isa.info().unit);
+    let run = compare_rounds(
+        &format!("{}.run_e2e", isa.name()),
+        &unit,
+        units as f64,
+        rounds,
+        Some(0.25),
+        || {
+            black_box(run_command(black_box(&text), false));
+        },
+        || {
+            let mut count = WriteCount::default();
+            let mem = build_memory(isa, &sc, DEFAULT_CAP).expect("the sample memory builds");
+            let r = run_prepared(&sc, &*prepared, mem, DEFAULT_CAP, &mut count)
+                .expect("the sample scenario runs");
+            assert_eq!(r.exec.executed, units);
+            black_box(count);
+        },
+    );
+    let json = compare_rounds(
+        &format!("{}.run_e2e_json", isa.name()),
+        &unit,
+        units as f64,
+        rounds,
+        Some(0.67),
+        || {
+            black_box(run_command(black_box(&text), true));
+        },
+        || {
+            black_box(run_command(black_box(&text), false));
+        },
+    );
+    vec![run, json]
+}
+
 /// Every path, at `sizes` (ascending; [`SIZES`] for the bench).
 pub fn run(
     isas: &[&'static dyn Isa],
@@ -191,9 +266,24 @@ pub fn run(
                 assert_eq!(r.exec.executed, n, "{:?}", r.exec.fault);
             },
         ));
+        let mut e2e = measure(
+            &format!("{}.run_e2e", isa.name()),
+            "instructions",
+            sizes,
+            quick,
+            |n| {
+                run_command(&scenarios[at(n)], false);
+            },
+        );
+        e2e.target = E2E_GROWTH;
+        push(e2e);
     }
     out
 }
+
+/// What the per-unit time of the whole `xstore run` may grow by from the
+/// smallest size to the largest.
+pub const E2E_GROWTH: f64 = 1.5;
 
 #[cfg(test)]
 mod tests {
@@ -206,7 +296,7 @@ mod tests {
             seen.push(s.name.clone())
         });
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names.len(), 1 + 3 * xstore_isas::all().len(), "{names:?}");
+        assert_eq!(names.len(), 1 + 4 * xstore_isas::all().len(), "{names:?}");
         assert_eq!(seen, names);
         for r in &rows {
             assert_eq!(r.points.iter().map(|p| p.0).collect::<Vec<_>>(), [10, 100]);
@@ -214,6 +304,44 @@ mod tests {
                 r.points.iter().all(|p| p.1 > 0.0) && r.ratio >= 1.0,
                 "{r:?}"
             );
+        }
+    }
+
+    #[test]
+    fn the_e2e_cases_run_the_command_itself() {
+        // The in-memory run prints what `run FILE` prints.
+        let path = "../../examples/q7/aligned_loop.toml";
+        let text = std::fs::read_to_string(path).expect("the example exists");
+        let cmd = |src: Source<'_>, json: bool| {
+            out::capture(true, || commands::run(src, &[], None, (None, None), json))
+        };
+        for json in [false, true] {
+            let (c1, file, n1) = cmd(Source::File(path), json);
+            let (c2, mem, n2) = cmd(
+                Source::Text {
+                    text: &text,
+                    name: path,
+                },
+                json,
+            );
+            assert_eq!((c1.ok(), n1), (c2.ok(), n2));
+            assert!(
+                !file.is_empty() && file == mem,
+                "{}",
+                String::from_utf8_lossy(&mem)
+            );
+        }
+        for &isa in xstore_isas::all() {
+            let r = e2e_cases(isa, true);
+            let names: Vec<&str> = r.iter().map(|r| r.name.as_str()).collect();
+            let want = [
+                format!("{}.run_e2e", isa.name()),
+                format!("{}.run_e2e_json", isa.name()),
+            ];
+            assert_eq!(names, want);
+            assert_eq!(r[0].target, Some(0.25));
+            assert_eq!(r[1].target, Some(0.67));
+            assert!(r.iter().all(|r| r.ours > 0.0 && r.baseline > 0.0), "{r:?}");
         }
     }
 

@@ -295,6 +295,8 @@ fn bench_pto_lists_its_cases_and_targets() {
             ("pto.shared_4pe", None),
             ("pto.decode", None),
             ("pto.asm", Some(0.3)),
+            ("pto.run_e2e", Some(0.25)),
+            ("pto.run_e2e_json", Some(0.67)),
         ]
     );
 }
@@ -324,6 +326,27 @@ fn bench_hex_lists_both_readings_against_faster_hex() {
             ("hex.decode_lines", "MiB/s", Some(0.8)),
         ]
     );
+}
+
+#[test]
+fn bench_lists_the_end_to_end_run_cases_of_every_isa() {
+    for isa in ["neuron", "q7"] {
+        let o = xstore(&["bench", isa, "--quick", "--json"]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let v = parse(&o);
+        let rows: Vec<(&str, Option<f64>)> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["name"].as_str().unwrap(), r["target"].as_f64()))
+            .filter(|(n, _)| n.contains("run_e2e"))
+            .collect();
+        let (run, json) = (format!("{isa}.run_e2e"), format!("{isa}.run_e2e_json"));
+        assert_eq!(
+            rows,
+            [(run.as_str(), Some(0.25)), (json.as_str(), Some(0.67))]
+        );
+    }
 }
 
 #[test]

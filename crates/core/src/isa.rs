@@ -180,9 +180,15 @@ pub trait Isa: Sync {
         self.validate_each(bytes, &mut |c| checks.push(c.clone()))?;
         Ok(Validation::from_checks(checks))
     }
+    /// Read the scenario's machine state and program (assembled or decoded)
+    /// and check them, once: what [`Prepared::execute`] then runs, as many
+    /// times as the caller asks, without reading the scenario again. Every
+    /// scenario error that does not need execution is returned here.
+    fn prepare<'s>(&self, sc: &'s Scenario) -> Result<Box<dyn Prepared + 's>, Diagnostic>;
     /// Execute the scenario's program against `mem`, whose map and initial
     /// bytes the runner has set up, through the stepping layer
-    /// ([`crate::step::run_into`]). Each committed write goes to `sink` as it
+    /// ([`crate::step::run_into`]): [`Isa::prepare`], then
+    /// [`Prepared::execute`]. Each committed write goes to `sink` as it
     /// is committed; a sink that follows the run unit by unit
     /// ([`WriteSink::follows_units`]) is also told where the run stands.
     /// Scenario errors are returned before anything executes, except those
@@ -193,7 +199,9 @@ pub trait Isa: Sync {
         sc: &Scenario,
         mem: &mut Memory,
         sink: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic>;
+    ) -> Result<Exec, Diagnostic> {
+        self.prepare(sc)?.execute(mem, sink)
+    }
     /// The hazards the specification warns about.
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic>;
     /// `bench ISA`: figures against an in-process baseline. `quick` shortens runs.
@@ -231,6 +239,15 @@ impl std::fmt::Debug for dyn Isa {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Isa({})", self.name())
     }
+}
+
+/// A scenario's machine and program, read and checked by [`Isa::prepare`]:
+/// each [`Prepared::execute`] runs the program from the scenario's initial
+/// state, so two runs against the same initial memory agree.
+pub trait Prepared {
+    /// Execute the program from the initial state against `mem` (see
+    /// [`Isa::execute`]), each committed write going to `sink`.
+    fn execute(&self, mem: &mut Memory, sink: &mut dyn WriteSink) -> Result<Exec, Diagnostic>;
 }
 
 /// Rewriting an ISA's pseudo instructions into executable ones with a table
@@ -504,8 +521,25 @@ pub fn run_scenario_with(
     sink: &mut dyn WriteSink,
 ) -> Result<Run, Diagnostic> {
     check_scenario(isa, sc)?;
-    let mut mem = build_memory(isa, sc, cap)?;
-    let exec = isa.execute(sc, &mut mem, sink)?;
+    let mem = build_memory(isa, sc, cap)?;
+    let prepared = isa.prepare(sc)?;
+    run_prepared(sc, &*prepared, mem, cap, sink)
+}
+
+/// The end of [`run_scenario_with`] for a scenario already prepared
+/// ([`Isa::prepare`]) whose memory is built ([`build_memory`], before the
+/// scenario is prepared, so that errors come in the same order): the program
+/// executed from its initial state, the expectations checked. A caller that
+/// runs a scenario twice (`xstore run` printing more writes than it keeps)
+/// prepares it once.
+pub fn run_prepared(
+    sc: &Scenario,
+    prepared: &dyn Prepared,
+    mut mem: Memory,
+    cap: u64,
+    sink: &mut dyn WriteSink,
+) -> Result<Run, Diagnostic> {
+    let exec = prepared.execute(&mut mem, sink)?;
     if let Some(f) = &exec.fault {
         if f.kind == (FaultKind::AllocationCap { cap }).name() {
             return Err(

@@ -27,12 +27,29 @@ pub fn parse_int(tok: &str) -> Option<(i128, bool)> {
         (10, Some(b'+')) => (false, &digits[1..]),
         _ => (false, digits),
     };
-    if !digit_groups(digits, radix) || (radix == 10 && digits.len() > 1 && digits.starts_with('0'))
-    {
+    if radix == 10 && digits.len() > 1 && digits.starts_with('0') {
         return None;
     }
-    let clean: String = digits.chars().filter(|&c| c != '_').collect();
-    let n = i128::from_str_radix(&clean, radix).ok()?;
+    // The digit rule of `digit_groups` and the value in one pass (no copy
+    // without the `_`s): `None` on a bad digit, a misplaced `_` or a value
+    // past `i128`.
+    let mut n: i128 = 0;
+    let mut prev_digit = false;
+    for &c in digits.as_bytes() {
+        if c == b'_' {
+            if !prev_digit {
+                return None;
+            }
+            prev_digit = false;
+            continue;
+        }
+        let d = (c as char).to_digit(radix)?;
+        prev_digit = true;
+        n = n.checked_mul(radix as i128)?.checked_add(d as i128)?;
+    }
+    if !prev_digit {
+        return None;
+    }
     Some((if neg { -n } else { n }, radix != 10))
 }
 

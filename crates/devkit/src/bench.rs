@@ -52,14 +52,36 @@ pub fn compare(
     units_per_call: f64,
     quick: bool,
     target: Option<f64>,
-    mut ours: impl FnMut(),
-    mut baseline: impl FnMut(),
+    ours: impl FnMut(),
+    baseline: impl FnMut(),
 ) -> BenchResult {
     let (rounds, min) = if quick {
         (2, Duration::from_millis(20))
     } else {
         (30, Duration::from_millis(40))
     };
+    compare_rounds(
+        name,
+        unit,
+        units_per_call,
+        (rounds, min),
+        target,
+        ours,
+        baseline,
+    )
+}
+
+/// [`compare`] with `rounds` alternating rounds of at least `min` each (for
+/// cases whose calls are long: fewer, longer rounds).
+pub fn compare_rounds(
+    name: &str,
+    unit: &str,
+    units_per_call: f64,
+    (rounds, min): (usize, Duration),
+    target: Option<f64>,
+    mut ours: impl FnMut(),
+    mut baseline: impl FnMut(),
+) -> BenchResult {
     let mut best_ours = 0.0f64;
     let mut best_base = 0.0f64;
     for _ in 0..rounds {

@@ -32,7 +32,10 @@ pub(crate) fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i as u32 + 1;
-        let code_end = raw.find(['#', ';']).unwrap_or(raw.len());
+        let code_end = raw
+            .bytes()
+            .position(|b| b == b'#' || b == b';')
+            .unwrap_or(raw.len());
         let code = &raw[..code_end];
         if code.trim().is_empty() {
             continue;
@@ -70,7 +73,8 @@ type Items<'a> = (Vec<(&'a str, usize)>, usize);
 /// The operands of one instruction as written, before the source is chosen.
 #[derive(Default)]
 struct Operands<'a> {
-    seen: Vec<&'a str>,
+    /// The operands given so far, by their bit of [`OPERANDS`].
+    seen: u16,
     num_elem: bool,
     step: Option<[i32; 2]>,
     imm: Option<Items<'a>>,
@@ -87,6 +91,43 @@ struct Cur<'a> {
 
 fn is_delim(ch: char) -> bool {
     ch.is_whitespace() || matches!(ch, ',' | '(' | ')' | '[' | ']' | '=')
+}
+
+/// [`is_delim`] (bit 0) and `char::is_whitespace` (bit 1) of each ASCII
+/// byte; 0 for the others, which are decoded.
+static ASCII_CLASS: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        let ws = matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+        let delim = ws || matches!(c, b',' | b'(' | b')' | b'[' | b']' | b'=');
+        t[i] = (delim as u8) | ((ws as u8) << 1);
+        i += 1;
+    }
+    t
+};
+
+/// The first position from `pos` in `s` whose character's membership of
+/// the class (`bit` of [`ASCII_CLASS`]; `slow` past ASCII) is not `inside`.
+#[inline]
+fn skip_class(s: &str, mut pos: usize, (bit, inside): (u8, bool), slow: fn(char) -> bool) -> usize {
+    let b = s.as_bytes();
+    while let Some(&c) = b.get(pos) {
+        if c < 0x80 {
+            if (ASCII_CLASS[c as usize] & bit != 0) != inside {
+                break;
+            }
+            pos += 1;
+        } else {
+            let ch = s[pos..].chars().next().expect("a character starts here");
+            if slow(ch) != inside {
+                break;
+            }
+            pos += ch.len_utf8();
+        }
+    }
+    pos
 }
 
 /// An immediate that does not parse: the message and the allowed form.
@@ -121,17 +162,22 @@ impl<'a> Cur<'a> {
             .at(self.line, self.col(pos))
             .expected(expected)
     }
-    fn ws(&mut self) {
-        while let Some(ch) = self.s[self.pos..].chars().next() {
-            if !ch.is_whitespace() {
-                break;
-            }
-            self.pos += ch.len_utf8();
+    /// The character at the cursor (ASCII without decoding).
+    #[inline]
+    fn here(&self) -> Option<char> {
+        match self.s.as_bytes().get(self.pos) {
+            Some(&b) if b.is_ascii() => Some(b as char),
+            Some(_) => self.s[self.pos..].chars().next(),
+            None => None,
         }
+    }
+    #[inline]
+    fn ws(&mut self) {
+        self.pos = skip_class(self.s, self.pos, (2, true), char::is_whitespace);
     }
     fn peek(&mut self) -> Option<char> {
         self.ws();
-        self.s[self.pos..].chars().next()
+        self.here()
     }
     fn eat(&mut self, ch: char) -> bool {
         if self.peek() == Some(ch) {
@@ -141,7 +187,8 @@ impl<'a> Cur<'a> {
             false
         }
     }
-    fn expect(&mut self, ch: char, what: &str) -> Result<(), Diagnostic> {
+    /// `ch`, or an error saying what it was `what` for (formatted only then).
+    fn expect(&mut self, ch: char, what: impl fmt::Display) -> Result<(), Diagnostic> {
         if self.eat(ch) {
             return Ok(());
         }
@@ -152,15 +199,11 @@ impl<'a> Cur<'a> {
         Err(self.err(self.pos, format!("expected `{ch}` {what}, found {found}")))
     }
     /// A word: everything up to a delimiter.
-    fn word(&mut self, what: &str) -> Result<(&'a str, usize), Diagnostic> {
+    fn word(&mut self, what: impl fmt::Display) -> Result<(&'a str, usize), Diagnostic> {
         self.ws();
         let start = self.pos;
-        while let Some(ch) = self.s[self.pos..].chars().next() {
-            if is_delim(ch) {
-                break;
-            }
-            self.pos += ch.len_utf8();
-        }
+        // Up to the first delimiter.
+        self.pos = skip_class(self.s, self.pos, (1, false), is_delim);
         if self.pos == start {
             let found = match self.s[self.pos..].chars().next() {
                 Some(c) => format!("`{c}`"),
@@ -172,17 +215,29 @@ impl<'a> Cur<'a> {
     }
     /// `( word, word, … )`, possibly empty.
     fn tuple(&mut self, what: &str) -> Result<Vec<(&'a str, usize)>, Diagnostic> {
-        self.expect('(', &format!("to open {what}"))?;
         let mut items = Vec::new();
+        self.tuple_each(what, |w| items.push(w))?;
+        Ok(items)
+    }
+    /// `( word, word, … )`, possibly empty, each word handed to `each`; the
+    /// number of words.
+    fn tuple_each(
+        &mut self,
+        what: impl fmt::Display + Copy,
+        mut each: impl FnMut((&'a str, usize)),
+    ) -> Result<usize, Diagnostic> {
+        self.expect('(', format_args!("to open {what}"))?;
+        let mut n = 0;
         if self.eat(')') {
-            return Ok(items);
+            return Ok(n);
         }
         loop {
-            items.push(self.word(what)?);
+            each(self.word(what)?);
+            n += 1;
             if self.eat(')') {
-                return Ok(items);
+                return Ok(n);
             }
-            self.expect(',', &format!("or `)` in {what}"))?;
+            self.expect(',', format_args!("or `)` in {what}"))?;
         }
     }
     /// A tuple operand with where it starts.
@@ -200,13 +255,15 @@ impl<'a> Cur<'a> {
             self.ws();
             self.pos
         };
-        let items = self.tuple(&format!("`{key}`"))?;
-        if items.len() != 2 {
+        let mut items = [("", 0usize); 2];
+        let n = self.tuple_each(format_args!("`{key}`"), |w| {
+            if let Some(slot) = items.iter_mut().find(|s| s.0.is_empty()) {
+                *slot = w;
+            }
+        })?;
+        if n != 2 {
             return Err(self
-                .err(
-                    open,
-                    format!("`{key}` takes two values, got {}", items.len()),
-                )
+                .err(open, format!("`{key}` takes two values, got {n}"))
                 .expected(format!("{key}=(a,b)")));
         }
         Ok([
@@ -402,12 +459,16 @@ impl<'a> Cur<'a> {
         while self.peek().is_some() {
             self.expect(',', "between operands")?;
             let (key, kpos) = self.word("an operand name")?;
-            if ops.seen.contains(&key) {
+            let bit = OPERANDS
+                .iter()
+                .position(|o| *o == key)
+                .map_or(0, |i| 1u16 << i);
+            if ops.seen & bit != 0 {
                 return Err(self.err(kpos, format!("`{key}` is given twice")));
             }
-            self.expect('=', &format!("after `{key}`"))?;
+            self.expect('=', format_args!("after `{key}`"))?;
             self.operand(key, kpos, m, &mut ops)?;
-            ops.seen.push(key);
+            ops.seen |= bit;
         }
         if !ops.num_elem {
             return Err(self

@@ -100,9 +100,8 @@ mod verify;
 use std::collections::BTreeMap;
 use xstore_core::decode::{DecodeError, DecodeErrorKind};
 use xstore_core::isa::{Example, Isa, IsaInfo, Lowering};
-use xstore_core::report::{BenchResult, Check, Exec, Explanation, Finding};
+use xstore_core::report::{BenchResult, Check, Explanation, Finding};
 use xstore_core::scenario::Scenario;
-use xstore_core::stream::WriteSink;
 use xstore_core::{Diagnostic, Memory};
 
 pub use codec::{decode, decode_one};
@@ -219,13 +218,11 @@ impl Isa for Model {
     fn validate_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&Check)) -> Result<(), Diagnostic> {
         validate::validate_each(bytes, emit)
     }
-    fn execute(
+    fn prepare<'s>(
         &self,
-        sc: &Scenario,
-        mem: &mut Memory,
-        sink: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic> {
-        scenario::execute(sc, mem, sink)
+        sc: &'s Scenario,
+    ) -> Result<Box<dyn xstore_core::isa::Prepared + 's>, Diagnostic> {
+        Ok(Box::new(scenario::ready(sc)?))
     }
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         lint::lint(sc, mem)

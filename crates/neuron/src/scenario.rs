@@ -159,31 +159,49 @@ fn has_events(m: &Mem2d) -> bool {
     m.wait_mode != 0 || m.wait_idx != 0 || m.update_mode != 0 || m.update_idx != 0
 }
 
-/// Run a scenario's program against `mem` (`Isa::execute`): the lowered
-/// program on the machine holding the scenario's registers, through the
-/// stepping layer. A fault's message names its instruction's index.
-pub(crate) fn execute(
-    sc: &Scenario,
-    mem: &mut Memory,
-    sink: &mut dyn WriteSink,
-) -> Result<Exec, Diagnostic> {
+/// A scenario read and checked (`Isa::prepare`): the lowered program and the
+/// initial registers, run by [`Ready::execute`] as often as asked.
+pub(crate) struct Ready<'s> {
+    sc: &'s Scenario,
+    regs: [u32; tables::NUM_REGS],
+    insts: Vec<Mem2d>,
+    prog: Vec<Instruction>,
+}
+
+/// Read a scenario's registers and program for [`Ready::execute`].
+pub(crate) fn ready(sc: &Scenario) -> Result<Ready<'_>, Diagnostic> {
     let Prepared { regs, insts, .. } = prepare(sc)?;
-    let prog: Vec<Instruction> = insts.iter().copied().map(Instruction::Mem2d).collect();
-    let mut m = Machine::from_regs(regs);
-    let ran = step::run_into(&mut m, &prog[..], mem, sink);
-    let attempted = ran.executed + usize::from(ran.stop.is_some());
-    let label = |i: usize| Some(format!("instruction {i}"));
-    let mut exec = step::exec_report(&m, &regs, ran, &label)
-        .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&sc.file))?;
-    let events = insts[..attempted]
-        .iter()
-        .enumerate()
-        .filter(|(_, inst)| has_events(inst))
-        .map(|(i, _)| {
-            format!(
-                "instruction {i}: wait/update events are carried but not executed (no semaphore model)"
-            )
-        });
-    exec.warnings.splice(0..0, events);
-    Ok(exec)
+    let prog = insts.iter().copied().map(Instruction::Mem2d).collect();
+    Ok(Ready {
+        sc,
+        regs,
+        insts,
+        prog,
+    })
+}
+
+impl xstore_core::isa::Prepared for Ready<'_> {
+    /// Run the program against `mem` (`Isa::execute`): the lowered program
+    /// on the machine holding the scenario's registers, through the stepping
+    /// layer. A fault's message names its instruction's index.
+    fn execute(&self, mem: &mut Memory, sink: &mut dyn WriteSink) -> Result<Exec, Diagnostic> {
+        let (sc, regs, insts) = (self.sc, self.regs, &self.insts);
+        let mut m = Machine::from_regs(regs);
+        let ran = step::run_into(&mut m, &self.prog[..], mem, sink);
+        let attempted = ran.executed + usize::from(ran.stop.is_some());
+        let label = |i: usize| Some(format!("instruction {i}"));
+        let mut exec = step::exec_report(&m, &regs, ran, &label)
+            .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&sc.file))?;
+        let events = insts[..attempted]
+            .iter()
+            .enumerate()
+            .filter(|(_, inst)| has_events(inst))
+            .map(|(i, _)| {
+                format!(
+                    "instruction {i}: wait/update events are carried but not executed (no semaphore model)"
+                )
+            });
+        exec.warnings.splice(0..0, events);
+        Ok(exec)
+    }
 }

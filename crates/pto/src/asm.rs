@@ -41,6 +41,51 @@ fn width(s: &str) -> u32 {
     s.chars().count() as u32
 }
 
+/// `s` split at each ASCII byte `sep`, as `str::split` splits it.
+fn split_at(s: &str, sep: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == sep) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// `str::trim_start`, without decoding when `s` starts with a visible ASCII
+/// character (or is empty).
+#[inline]
+fn trim_start(s: &str) -> &str {
+    match s.as_bytes().first() {
+        None => s,
+        Some(b) if b.is_ascii_graphic() => s,
+        Some(_) => s.trim_start(),
+    }
+}
+
+/// `str::trim_end`, likewise.
+#[inline]
+fn trim_end(s: &str) -> &str {
+    match s.as_bytes().last() {
+        None => s,
+        Some(b) if b.is_ascii_graphic() => s,
+        Some(_) => s.trim_end(),
+    }
+}
+
+/// `str::trim`, likewise.
+#[inline]
+fn trim(s: &str) -> &str {
+    trim_end(trim_start(s))
+}
+
 fn err(line: u32, col: u32, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::syntax(msg).at(line, col)
 }
@@ -55,20 +100,21 @@ pub(crate) fn assemble_located(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
     let mut out = Vec::new();
     for (li, raw_line) in text.lines().enumerate() {
         let line_no = li as u32 + 1;
-        let line = match raw_line.find("//") {
+        let b = raw_line.as_bytes();
+        let line = match (0..b.len()).find(|&i| b[i] == b'/' && b.get(i + 1) == Some(&b'/')) {
             Some(i) => &raw_line[..i],
             None => raw_line,
         };
         // The column of the current piece, carried from piece to piece.
         let mut col0 = 1;
-        for piece in line.split(';') {
-            let trimmed = piece.trim_start();
+        for piece in split_at(line, b';') {
+            let trimmed = trim_start(piece);
             let col = col0 + width(&piece[..piece.len() - trimmed.len()]);
             col0 = col + width(trimmed) + 1;
-            if trimmed.trim().is_empty() {
+            if trim(trimmed).is_empty() {
                 continue;
             }
-            let word = parse_stmt(trimmed.trim_end(), line_no, col)?;
+            let word = parse_stmt(trim_end(trimmed), line_no, col)?;
             out.push(Stmt {
                 word,
                 line: line_no,
@@ -82,15 +128,15 @@ pub(crate) fn assemble_located(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
 /// Split operands at commas, keeping their columns (carried from operand to
 /// operand, so linear in the command's length).
 fn operands(s: &str, col: u32) -> Vec<Tok<'_>> {
-    if s.trim().is_empty() {
+    if trim(s).is_empty() {
         return Vec::new();
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(4);
     let mut at = col;
-    for part in s.split(',') {
-        let lead = &part[..part.len() - part.trim_start().len()];
+    for part in split_at(s, b',') {
+        let lead = &part[..part.len() - trim_start(part).len()];
         out.push(Tok {
-            text: part.trim(),
+            text: trim(part),
             col: at + width(lead),
         });
         at += width(part) + 1;
@@ -100,14 +146,15 @@ fn operands(s: &str, col: u32) -> Vec<Tok<'_>> {
 
 /// `key=value` (spaces allowed around `=`): the value and its column.
 fn key_value<'a>(t: &Tok<'a>, key: &str) -> Option<Tok<'a>> {
-    let (k, v) = t.text.split_once('=')?;
-    if !k.trim().eq_ignore_ascii_case(key) {
+    let eq = t.text.bytes().position(|b| b == b'=')?;
+    let (k, v) = (&t.text[..eq], &t.text[eq + 1..]);
+    if !trim(k).eq_ignore_ascii_case(key) {
         return None;
     }
-    let lead = v.len() - v.trim_start().len();
+    let lead = v.len() - trim_start(v).len();
     let off = t.text.len() - v.len() + lead;
     Some(Tok {
-        text: v.trim(),
+        text: trim(v),
         col: t.col + width(&t.text[..off]),
     })
 }
@@ -260,8 +307,9 @@ fn parse_stmt(s: &str, line: u32, col: u32) -> Result<Word, Diagnostic> {
     let (mn, rest, rest_col) = match s.find(char::is_whitespace) {
         Some(i) => {
             let rest = &s[i..];
-            let lead = rest.len() - rest.trim_start().len();
-            (&s[..i], rest.trim_start(), col + width(&s[..i + lead]))
+            let rest_t = trim_start(rest);
+            let lead = rest.len() - rest_t.len();
+            (&s[..i], rest_t, col + width(&s[..i + lead]))
         }
         None => (s, "", col + width(s)),
     };

@@ -103,9 +103,8 @@ pub use tile::{Location, Shape, ShapeError, Tile, TileRule};
 pub use validate::{check_stream, validate};
 
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
-use xstore_core::report::{BenchResult, Exec, Explanation, Finding, Validation};
+use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
 use xstore_core::scenario::Scenario;
-use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 /// The named memory maps; the first is the default.
@@ -203,13 +202,11 @@ impl Isa for Model {
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         validate(bytes)
     }
-    fn execute(
+    fn prepare<'s>(
         &self,
-        sc: &Scenario,
-        mem: &mut Memory,
-        sink: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic> {
-        scenario::execute(sc, mem, sink)
+        sc: &'s Scenario,
+    ) -> Result<Box<dyn xstore_core::isa::Prepared + 's>, Diagnostic> {
+        Ok(Box::new(scenario::ready(sc)?))
     }
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         let m = scenario::parse_state(sc).map_err(|d| d.in_file(&sc.file))?;

@@ -50,30 +50,51 @@ pub(crate) fn parse_program(sc: &Scenario) -> Result<Loaded, Diagnostic> {
     }
 }
 
-/// Run a scenario's program against `mem` (`Isa::execute`): its blocks on
-/// the machine holding the scenario's registers and tiles, through the
-/// stepping layer. Messages name each block by its index; a block the model
-/// does not execute is an error at its first word's line.
-pub(crate) fn execute(
-    sc: &Scenario,
-    mem: &mut Memory,
-    sink: &mut dyn WriteSink,
-) -> Result<Exec, Diagnostic> {
-    let mut m = parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
+/// A scenario read and checked (`Isa::prepare`): the initial machine, the
+/// program and the tile expectations, run by [`Ready::execute`] as often as
+/// asked.
+pub(crate) struct Ready<'s> {
+    sc: &'s Scenario,
+    m0: Machine,
+    prog: Loaded,
+    expects: Vec<expect::TileExpect>,
+}
+
+/// Read a scenario's state, program and tile expectations for
+/// [`Ready::execute`].
+pub(crate) fn ready(sc: &Scenario) -> Result<Ready<'_>, Diagnostic> {
+    let m0 = parse_state(sc).map_err(|d| d.in_file(&sc.file))?;
     let prog = parse_program(sc).map_err(|d| d.in_file(&sc.file))?;
     let expects = expect::parse_expects(sc).map_err(|d| d.in_file(&sc.file))?;
-    let initial = m.snapshot();
-    let tiles = expect::TileSnapshot::of(m.state());
-    let ran = step::run_into(&mut m, &prog.program, mem, sink);
-    let label = |b: usize| Some(format!("block {b}"));
-    let mut exec = step::exec_report(&m, &initial, ran, &label).map_err(|(b, why)| {
-        let start = prog.program.block_range(b).start;
-        let line = prog.lines[start].unwrap_or(0);
-        Diagnostic::unsupported(why).at(line, 1).in_file(&sc.file)
-    })?;
-    exec.tiles = expect::tile_reports(m.state(), &tiles);
-    exec.expect_failures = expect::check(m.state(), &expects);
-    Ok(exec)
+    Ok(Ready {
+        sc,
+        m0,
+        prog,
+        expects,
+    })
+}
+
+impl xstore_core::isa::Prepared for Ready<'_> {
+    /// Run the program against `mem` (`Isa::execute`): its blocks on the
+    /// machine holding the scenario's registers and tiles, through the
+    /// stepping layer. Messages name each block by its index; a block the
+    /// model does not execute is an error at its first word's line.
+    fn execute(&self, mem: &mut Memory, sink: &mut dyn WriteSink) -> Result<Exec, Diagnostic> {
+        let (sc, prog) = (self.sc, &self.prog);
+        let mut m = self.m0.clone();
+        let initial = m.snapshot();
+        let tiles = expect::TileSnapshot::of(m.state());
+        let ran = step::run_into(&mut m, &prog.program, mem, sink);
+        let label = |b: usize| Some(format!("block {b}"));
+        let mut exec = step::exec_report(&m, &initial, ran, &label).map_err(|(b, why)| {
+            let start = prog.program.block_range(b).start;
+            let line = prog.lines[start].unwrap_or(0);
+            Diagnostic::unsupported(why).at(line, 1).in_file(&sc.file)
+        })?;
+        exec.tiles = expect::tile_reports(m.state(), &tiles);
+        exec.expect_failures = expect::check(m.state(), &self.expects);
+        Ok(exec)
+    }
 }
 
 /// A scenario's machine and program (`Isa::load`): what `execute` runs,

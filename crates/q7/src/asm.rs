@@ -131,19 +131,37 @@ pub fn parse(text: &str) -> Result<Vec<Line>, Diagnostic> {
 }
 
 fn strip_comment(line: &str) -> &str {
-    let mut end = line.len();
-    if let Some(p) = line.find('#') {
-        end = end.min(p);
-    }
-    if let Some(p) = line.find("//") {
-        end = end.min(p);
-    }
+    // The first `#` or `//`, in one pass over the bytes.
+    let b = line.as_bytes();
+    let end = (0..b.len())
+        .find(|&i| b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
+        .unwrap_or(b.len());
     &line[..end]
+}
+
+/// `s.find(char::is_whitespace)`, without decoding ASCII.
+fn first_space(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x80 {
+            return s[i..].find(char::is_whitespace).map(|p| i + p);
+        }
+        if c.is_ascii_whitespace() || c == 0x0b {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// Byte range [start, end) of the trimmed part of `line[start..end]`.
 fn trim_range(line: &str, start: usize, end: usize) -> (usize, usize) {
     let s = &line[start..end];
+    // Visible ASCII at both ends: nothing to trim (no decoding).
+    if let (Some(a), Some(z)) = (s.as_bytes().first(), s.as_bytes().last()) {
+        if a.is_ascii_graphic() && z.is_ascii_graphic() {
+            return (start, end);
+        }
+    }
     let lead = s.len() - s.trim_start().len();
     if lead == s.len() {
         return (end, end);
@@ -166,11 +184,11 @@ fn parse_line(full: &str, ln: u32, out: &mut Vec<Line>) -> Result<(), Diagnostic
     {
         return parse_bytes(&cx, s, e, ln, out);
     }
-    if let Some(open) = body.find('{').map(|p| p + s) {
+    if let Some(open) = body.bytes().position(|b| b == b'{').map(|p| p + s) {
         out.push(parse_braced(&cx, s, e, open, ln)?);
         return Ok(());
     }
-    if let Some(p) = body.find(['}', ';']) {
+    if let Some(p) = body.bytes().position(|b| b == b'}' || b == b';') {
         return Err(
             Diagnostic::syntax(format!("`{}` outside a bundle", &line[s + p..s + p + 1]))
                 .at(ln, cx.col(s + p))
@@ -185,10 +203,13 @@ fn parse_line(full: &str, ln: u32, out: &mut Vec<Line>) -> Result<(), Diagnostic
     }
     let mut op_cols = [0; MAX_SLOTS];
     op_cols[0] = op.col;
-    let ops: Vec<Inst> = op.inst.into_iter().collect();
+    let ops: &[Inst] = match &op.inst {
+        Some(i) => std::slice::from_ref(i),
+        None => &[],
+    };
     let nops = 1 - ops.len();
     out.push(Line {
-        bundle: Bundle::from_ops(&ops, nops, None, false, 1),
+        bundle: Bundle::from_ops(ops, nops, None, false, 1),
         line: ln,
         col: op.col,
         op_cols,
@@ -597,7 +618,7 @@ fn operand(op: &Op, idx: usize, want: Operand, t: &Tok, ln: u32) -> Result<i64, 
 fn parse_op(cx: &Cols, s: usize, e: usize, ln: u32) -> Result<Parsed, Diagnostic> {
     let line = cx.line;
     let (slot, s) = slot_prefix(cx, s, e, ln)?;
-    let mn_end = line[s..e].find(char::is_whitespace).map_or(e, |p| s + p);
+    let mn_end = first_space(&line[s..e]).map_or(e, |p| s + p);
     let mn = &line[s..mn_end];
     let col = cx.col(s);
     if mn.eq_ignore_ascii_case("nop") {
@@ -630,7 +651,7 @@ fn slot_prefix(
     ln: u32,
 ) -> Result<(Option<(u32, u32)>, usize), Diagnostic> {
     let line = cx.line;
-    let Some(p) = line[s..e].find(':') else {
+    let Some(p) = line.as_bytes()[s..e].iter().position(|&b| b == b':') else {
         return Ok((None, s));
     };
     let (ps, pe) = trim_range(line, s, s + p);
@@ -686,15 +707,14 @@ fn operand_tokens<'a>(
         return Ok(toks);
     }
     let mut start = from;
-    let mut cuts = Vec::new();
-    for (i, ch) in line[from..e].char_indices() {
-        if ch == ',' {
-            cuts.push((start, from + i));
-            start = from + i + 1;
-        }
-    }
-    cuts.push((start, e));
-    for (a, z) in cuts {
+    let commas = line.as_bytes()[from..e]
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b',')
+        .map(|(i, _)| from + i);
+    for z in commas.chain(std::iter::once(e)) {
+        let a = start;
+        start = z + 1;
         let (ts, te) = trim_range(line, a, z);
         if ts == te {
             return Err(Diagnostic::syntax("empty operand")

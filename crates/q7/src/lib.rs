@@ -106,9 +106,8 @@ pub use machine::{Machine, Misaligned, Options, Valign};
 pub use validate::{check_stream, validate};
 
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
-use xstore_core::report::{BenchResult, Exec, Explanation, Finding, Validation};
+use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
 use xstore_core::scenario::Scenario;
-use xstore_core::stream::WriteSink;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
 /// Memory profiles; the first is the default.
@@ -213,13 +212,11 @@ impl Isa for Model {
     fn validate(&self, bytes: &[u8]) -> Result<Validation, Diagnostic> {
         validate(bytes)
     }
-    fn execute(
+    fn prepare<'s>(
         &self,
-        sc: &Scenario,
-        mem: &mut Memory,
-        sink: &mut dyn WriteSink,
-    ) -> Result<Exec, Diagnostic> {
-        scenario::execute(sc, mem, sink)
+        sc: &'s Scenario,
+    ) -> Result<Box<dyn xstore_core::isa::Prepared + 's>, Diagnostic> {
+        Ok(Box::new(scenario::ready(sc)?))
     }
     fn lint(&self, sc: &Scenario, mem: &Memory) -> Result<Vec<Finding>, Diagnostic> {
         let m0 = scenario::machine(sc).map_err(|d| d.in_file(&sc.file))?;

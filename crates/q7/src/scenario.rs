@@ -147,23 +147,40 @@ pub(crate) fn load(sc: &Scenario) -> Result<(Machine, Vec<Bundle>), Diagnostic> 
     Ok((m, prog.iter().map(|l| l.bundle).collect()))
 }
 
-/// Run a scenario's program against `mem` (`Isa::execute`): its bundles on
-/// the machine holding the scenario's registers, through the stepping layer.
-/// A fault's message names its bundle's line in the file.
-pub(crate) fn execute(
-    sc: &Scenario,
-    mem: &mut Memory,
-    sink: &mut dyn WriteSink,
-) -> Result<Exec, Diagnostic> {
+/// A scenario read and checked (`Isa::prepare`): the initial machine and
+/// the program, run by [`Ready::execute`] as often as asked.
+pub(crate) struct Ready<'s> {
+    sc: &'s Scenario,
+    m0: Machine,
+    prog: Vec<Line>,
+    bundles: Vec<Bundle>,
+}
+
+/// Read a scenario's machine and program for [`Ready::execute`].
+pub(crate) fn ready(sc: &Scenario) -> Result<Ready<'_>, Diagnostic> {
     let m0 = machine(sc).map_err(|d| d.in_file(&sc.file))?;
     let prog = program(sc).map_err(|d| d.in_file(&sc.file))?;
-    let bundles: Vec<Bundle> = prog.iter().map(|l| l.bundle).collect();
-    let mut m = m0.clone();
-    let ran = step::run_into(&mut m, &bundles[..], mem, sink);
-    let label = |i: usize| match prog[i].line {
-        0 => None,
-        line => Some(format!("line {line}")),
-    };
-    step::exec_report(&m, &m0, ran, &label)
-        .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&sc.file))
+    let bundles = prog.iter().map(|l| l.bundle).collect();
+    Ok(Ready {
+        sc,
+        m0,
+        prog,
+        bundles,
+    })
+}
+
+impl xstore_core::isa::Prepared for Ready<'_> {
+    /// Run the program against `mem` (`Isa::execute`): its bundles on the
+    /// machine holding the scenario's registers, through the stepping layer.
+    /// A fault's message names its bundle's line in the file.
+    fn execute(&self, mem: &mut Memory, sink: &mut dyn WriteSink) -> Result<Exec, Diagnostic> {
+        let mut m = self.m0.clone();
+        let ran = step::run_into(&mut m, &self.bundles[..], mem, sink);
+        let label = |i: usize| match self.prog[i].line {
+            0 => None,
+            line => Some(format!("line {line}")),
+        };
+        step::exec_report(&m, &self.m0, ran, &label)
+            .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&self.sc.file))
+    }
 }

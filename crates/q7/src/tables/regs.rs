@@ -195,9 +195,14 @@ impl fmt::Display for Reg {
 /// number by the number rule, no sign or separator), whether or not the
 /// file has that many: (file, number).
 pub(crate) fn spelled(name: &str) -> Option<(File, u64)> {
-    let lower = name.to_ascii_lowercase();
     File::ALL.into_iter().find_map(|f| {
-        let digits = lower.strip_prefix(f.def().prefix)?;
+        // The prefix ignoring ASCII case, without a lowercase copy.
+        let prefix = f.def().prefix;
+        let head = name.get(..prefix.len())?;
+        if !head.eq_ignore_ascii_case(prefix) {
+            return None;
+        }
+        let digits = &name[prefix.len()..];
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }

@@ -1527,6 +1527,18 @@ pub(crate) fn zalign() -> usize {
 /// Index of a machine mnemonic (case-insensitive): a binary search of the
 /// roster's names in upper-case order.
 pub fn find(name: &str) -> Option<usize> {
+    // The common case: the name upper-cased on the stack, then a binary
+    // search of the upper-cased names by plain byte comparison.
+    let mut buf = [0u8; 64];
+    if let Some(up) = buf.get_mut(..name.len()) {
+        up.copy_from_slice(name.as_bytes());
+        up.make_ascii_uppercase();
+        let upper = by_upper();
+        return upper
+            .binary_search_by(|(n, _)| n.as_slice().cmp(up))
+            .ok()
+            .map(|p| upper[p].1 as usize);
+    }
     let sorted = by_name();
     sorted
         .binary_search_by(|&i| cmp_upper(&roster()[i as usize].name, name))
@@ -1536,8 +1548,28 @@ pub fn find(name: &str) -> Option<usize> {
 
 /// `a` against `b`, ignoring ASCII case.
 fn cmp_upper(a: &str, b: &str) -> std::cmp::Ordering {
-    let up = |c: u8| c.to_ascii_uppercase();
-    a.bytes().map(up).cmp(b.bytes().map(up))
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (x.to_ascii_uppercase(), y.to_ascii_uppercase());
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Every roster name upper-cased, with its index, in byte order.
+fn by_upper() -> &'static [(Vec<u8>, u16)] {
+    static S: OnceLock<Vec<(Vec<u8>, u16)>> = OnceLock::new();
+    S.get_or_init(|| {
+        let mut v: Vec<(Vec<u8>, u16)> = roster()
+            .iter()
+            .enumerate()
+            .map(|(i, op)| (op.name.to_ascii_uppercase().into_bytes(), i as u16))
+            .collect();
+        v.sort();
+        v
+    })
 }
 
 /// The roster's indices in the upper-case order of their names (which are
