@@ -2,6 +2,7 @@
 //! output layer (`crate::out`), one unit at a time: instructions, checks and
 //! writes are printed as they are produced, never held whole.
 
+use crate::input::Source;
 use crate::out::{self, json_doc, Json};
 use crate::outln;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
@@ -627,13 +628,10 @@ pub(crate) fn run(
     Ok(code)
 }
 
-/// Where `run` reads its scenario.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Source<'a> {
-    /// A file (the command line's argument).
-    File(&'a str),
-    /// Text in memory, named `name` in errors (the bench's scenarios).
-    Text { text: &'a str, name: &'a str },
+/// `run` of a scenario with no dumps, cap, report or trace: what the bench's
+/// end-to-end cases time ([`crate::scaling::RunCmd`]).
+fn run_text(source: Source<'_>, json: bool) -> Result<u8, Diagnostic> {
+    run(source, &[], None, (None, None), json)
 }
 
 /// `run --report PATH`: the run traced instruction by instruction (one more
@@ -983,6 +981,7 @@ fn bench_row(r: &BenchResult) -> String {
 /// end; a ratio at or above its target is marked `MISSED`.
 fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
     let rows = crate::scaling::run(
+        run_text,
         xstore_isas::all(),
         &crate::scaling::SIZES,
         quick,
@@ -1116,7 +1115,7 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
             group(isa.name(), &|| {
                 let mut cases = isa.bench(quick);
                 cases.push(crate::scaling::asm_case(*isa, quick));
-                cases.extend(crate::scaling::e2e_cases(*isa, quick));
+                cases.extend(crate::scaling::e2e_cases(*isa, quick, run_text));
                 cases
             });
         }
@@ -1124,33 +1123,93 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     if all || what == "gen" {
         group("gen", &|| xstore_verify::bench::bench(quick));
     }
+    print_bench(&results, json);
+    Ok(EXIT_OK)
+}
+
+/// `bench`'s results: the JSON document, or the table and how many targets
+/// were missed.
+fn print_bench(results: &[BenchResult], json: bool) {
     if json {
         let results: Vec<BenchRow> = results.iter().map(BenchRow::of).collect();
         json_doc(&BenchReport { results });
-    } else {
-        outln!(
-            "{:<28} {:>16} {:>16} {:<14} {:>7} {:>7}",
-            "case",
-            "ours",
-            "baseline",
-            "unit",
-            "ratio",
-            "target"
-        );
-        for r in &results {
-            outln!("{}", bench_row(r));
-        }
-        let missed = results.iter().filter(|r| met(r) == Some(false)).count();
-        if missed > 0 {
-            outln!("{missed} target(s) missed");
-        }
+        return;
     }
-    Ok(EXIT_OK)
+    outln!(
+        "{:<28} {:>16} {:>16} {:<14} {:>7} {:>7}",
+        "case",
+        "ours",
+        "baseline",
+        "unit",
+        "ratio",
+        "target"
+    );
+    for r in results {
+        outln!("{}", bench_row(r));
+    }
+    let missed = results.iter().filter(|r| met(r) == Some(false)).count();
+    if missed > 0 {
+        outln!("{missed} target(s) missed");
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_path_is_measured_at_every_size() {
+        let mut seen = Vec::new();
+        let rows = crate::scaling::run(run_text, xstore_isas::all(), &[10, 100], true, &mut |s| {
+            seen.push(s.name.clone())
+        });
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names.len(), 1 + 4 * xstore_isas::all().len(), "{names:?}");
+        assert_eq!(seen, names);
+        for r in &rows {
+            assert_eq!(r.points.iter().map(|p| p.0).collect::<Vec<_>>(), [10, 100]);
+            assert!(
+                r.points.iter().all(|p| p.1 > 0.0) && r.ratio >= 1.0,
+                "{r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_e2e_cases_run_the_command_itself() {
+        // The in-memory run prints what `run FILE` prints.
+        let path = "../../examples/q7/aligned_loop.toml";
+        let text = std::fs::read_to_string(path).expect("the example exists");
+        let cmd = |src: Source<'_>, json: bool| crate::out::capture(true, || run_text(src, json));
+        for json in [false, true] {
+            let (c1, file, n1) = cmd(Source::File(path), json);
+            let (c2, mem, n2) = cmd(
+                Source::Text {
+                    text: &text,
+                    name: path,
+                },
+                json,
+            );
+            assert_eq!((c1.ok(), n1), (c2.ok(), n2));
+            assert!(
+                !file.is_empty() && file == mem,
+                "{}",
+                String::from_utf8_lossy(&mem)
+            );
+        }
+        for &isa in xstore_isas::all() {
+            let r = crate::scaling::e2e_cases(isa, true, run_text);
+            let names: Vec<&str> = r.iter().map(|r| r.name.as_str()).collect();
+            let want = [
+                format!("{}.run_e2e", isa.name()),
+                format!("{}.run_e2e_json", isa.name()),
+            ];
+            assert_eq!(names, want);
+            assert_eq!(r[0].target, Some(0.25));
+            assert_eq!(r[1].target, Some(0.67));
+            assert!(r.iter().all(|r| r.ours > 0.0 && r.baseline > 0.0), "{r:?}");
+        }
+    }
 
     fn result(ratio: f64, target: Option<f64>) -> BenchResult {
         BenchResult {

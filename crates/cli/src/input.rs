@@ -39,3 +39,12 @@ pub(crate) fn load_scenario(file: &str) -> Result<(Scenario, &'static dyn Isa), 
     let (text, _) = read_text(Some(file))?;
     load_scenario_text(&text, file)
 }
+
+/// Where `run` reads its scenario.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// A file (the command line's argument).
+    File(&'a str),
+    /// Text in memory, named `name` in errors (the bench's scenarios).
+    Text { text: &'a str, name: &'a str },
+}

@@ -4,7 +4,7 @@
 //! 1.5 for the whole `xstore run`, `<isa>.run_e2e`). The `<isa>.asm` and
 //! `<isa>.run_e2e` cases of `xstore bench <isa>` are here too.
 
-use crate::commands::{self, Source};
+use crate::input::Source;
 use crate::out;
 use serde::Serialize;
 use std::hint::black_box;
@@ -145,15 +145,18 @@ pub const E2E_UNITS: usize = 100_000;
 /// Units of the `--quick` e2e cases.
 pub const E2E_UNITS_QUICK: usize = 1_000;
 
+/// The `run` command's function, handed in by the command table (this
+/// module sits below it).
+pub type RunCmd = fn(Source<'_>, bool) -> Result<u8, xstore_core::Diagnostic>;
+
 /// The whole `xstore run` of `text` (the command's own function, its input in
 /// memory, its output counted and dropped): the bytes printed.
-fn run_command(text: &str, json: bool) -> u64 {
+fn run_command(cmd: RunCmd, text: &str, json: bool) -> u64 {
     let src = Source::Text {
         text,
         name: "e2e.toml",
     };
-    let (code, _, bytes) =
-        out::capture(false, || commands::run(src, &[], None, (None, None), json));
+    let (code, _, bytes) = out::capture(false, || cmd(src, json));
     assert_eq!(code.ok(), Some(out::EXIT_OK), "the e2e scenario runs");
     bytes
 }
@@ -163,7 +166,7 @@ fn run_command(text: &str, json: bool) -> u64 {
 /// assemble, execute, print to a sink) against the executor alone running
 /// the same prepared program on the same machine setup (target 0.25); and
 /// `run --json` against the text output of the same run (target 0.67).
-pub fn e2e_cases(isa: &dyn Isa, quick: bool) -> Vec<BenchResult> {
+pub fn e2e_cases(isa: &dyn Isa, quick: bool, cmd: RunCmd) -> Vec<BenchResult> {
     let units = if quick { E2E_UNITS_QUICK } else { E2E_UNITS };
     let text = (isa.info().sample_scenario)(units);
     let sc = load(isa, &text);
@@ -181,7 +184,7 @@ pub fn e2e_cases(isa: &dyn Isa, quick: bool) -> Vec<BenchResult> {
         rounds,
         Some(0.25),
         || {
-            black_box(run_command(black_box(&text), false));
+            black_box(run_command(cmd, black_box(&text), false));
         },
         || {
             let mut count = WriteCount::default();
@@ -199,10 +202,10 @@ pub fn e2e_cases(isa: &dyn Isa, quick: bool) -> Vec<BenchResult> {
         rounds,
         Some(0.67),
         || {
-            black_box(run_command(black_box(&text), true));
+            black_box(run_command(cmd, black_box(&text), true));
         },
         || {
-            black_box(run_command(black_box(&text), false));
+            black_box(run_command(cmd, black_box(&text), false));
         },
     );
     vec![run, json]
@@ -210,6 +213,7 @@ pub fn e2e_cases(isa: &dyn Isa, quick: bool) -> Vec<BenchResult> {
 
 /// Every path, at `sizes` (ascending; [`SIZES`] for the bench).
 pub fn run(
+    cmd: RunCmd,
     isas: &[&'static dyn Isa],
     sizes: &[usize],
     quick: bool,
@@ -272,7 +276,7 @@ pub fn run(
             sizes,
             quick,
             |n| {
-                run_command(&scenarios[at(n)], false);
+                run_command(cmd, &scenarios[at(n)], false);
             },
         );
         e2e.target = E2E_GROWTH;
@@ -288,62 +292,6 @@ pub const E2E_GROWTH: f64 = 1.5;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_path_is_measured_at_every_size() {
-        let mut seen = Vec::new();
-        let rows = run(xstore_isas::all(), &[10, 100], true, &mut |s| {
-            seen.push(s.name.clone())
-        });
-        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names.len(), 1 + 4 * xstore_isas::all().len(), "{names:?}");
-        assert_eq!(seen, names);
-        for r in &rows {
-            assert_eq!(r.points.iter().map(|p| p.0).collect::<Vec<_>>(), [10, 100]);
-            assert!(
-                r.points.iter().all(|p| p.1 > 0.0) && r.ratio >= 1.0,
-                "{r:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_e2e_cases_run_the_command_itself() {
-        // The in-memory run prints what `run FILE` prints.
-        let path = "../../examples/q7/aligned_loop.toml";
-        let text = std::fs::read_to_string(path).expect("the example exists");
-        let cmd = |src: Source<'_>, json: bool| {
-            out::capture(true, || commands::run(src, &[], None, (None, None), json))
-        };
-        for json in [false, true] {
-            let (c1, file, n1) = cmd(Source::File(path), json);
-            let (c2, mem, n2) = cmd(
-                Source::Text {
-                    text: &text,
-                    name: path,
-                },
-                json,
-            );
-            assert_eq!((c1.ok(), n1), (c2.ok(), n2));
-            assert!(
-                !file.is_empty() && file == mem,
-                "{}",
-                String::from_utf8_lossy(&mem)
-            );
-        }
-        for &isa in xstore_isas::all() {
-            let r = e2e_cases(isa, true);
-            let names: Vec<&str> = r.iter().map(|r| r.name.as_str()).collect();
-            let want = [
-                format!("{}.run_e2e", isa.name()),
-                format!("{}.run_e2e_json", isa.name()),
-            ];
-            assert_eq!(names, want);
-            assert_eq!(r[0].target, Some(0.25));
-            assert_eq!(r[1].target, Some(0.67));
-            assert!(r.iter().all(|r| r.ours > 0.0 && r.baseline > 0.0), "{r:?}");
-        }
-    }
 
     #[test]
     fn every_isa_has_an_asm_case_over_its_whole_sample() {

@@ -23,6 +23,13 @@ use xstore_core::report::RegReport;
 use xstore_core::step::{Cursor, Halt, Limit, Load, Program, Registers, Stop, UnitFault};
 use xstore_core::Diagnostic;
 
+/// A machine whose program's units become Python objects (each ISA's
+/// unit: `units.rs`).
+pub trait Units: IsaMachine {
+    /// Unit `index` of `prog` (an index below its unit count).
+    fn unit(py: Python<'_>, prog: &Self::Program, index: usize) -> PyResult<Py<PyAny>>;
+}
+
 /// A machine of an ISA crate as the Python classes drive it: it, its
 /// program and its faults cross to a thread without the GIL.
 pub trait IsaMachine:
@@ -358,6 +365,21 @@ pub struct Span {
 }
 
 impl Span {
+    /// `begin` within a program of `units` units (at its end is an empty run).
+    fn check_begin(&self, py: Python<'_>, units: usize) -> PyResult<()> {
+        if self.begin <= units {
+            return Ok(());
+        }
+        Err(input_error(
+            py,
+            &Diagnostic::range(format!(
+                "begin {} is past the program's end (it has {units} units)",
+                self.begin
+            ))
+            .expected(format!("0..={units}")),
+        ))
+    }
+
     /// `execute`'s `begin`, `count` and `until` (an int, a unit index; or a
     /// callable, called with each unit before it runs).
     pub fn new(
@@ -409,20 +431,11 @@ pub fn drive<C, A>(
 ) -> PyResult<Effects>
 where
     C: PyClass<Frozen = False>,
-    A: crate::units::Units,
+    A: Units,
 {
     let py = slf.py();
     let units = prog.borrow().units();
-    if span.begin > units {
-        return Err(input_error(
-            py,
-            &Diagnostic::range(format!(
-                "begin {} is past the program's end (it has {units} units)",
-                span.begin
-            ))
-            .expected(format!("0..={units}")),
-        ));
-    }
+    span.check_begin(py, units)?;
     let snap = arch(&mut *slf.try_borrow_mut()?).snapshot();
     let mut log = WriteLog::new(keep);
     let mut unit = UnitLog::new();
@@ -439,70 +452,160 @@ where
             span.until.is_some() || !mem.hooks.is_empty() || !steps(&me).is_empty()
         };
         if !hooked {
-            // Neither the machine nor the memory stays borrowed past the
-            // units up to the next look for a signal. A machine or memory
-            // in use by another thread: RuntimeError.
-            let mut me = slf.try_borrow_mut()?;
-            let mut mem = memory.bind(py).try_borrow_mut()?;
-            let (a, m) = (arch(&mut me), &mut mem.mem);
-            let long = units - cursor.next_index() >= crate::buffer::DETACH_MIN_UNITS;
-            let run = || unhooked(&mut cursor, a, prog.borrow(), m, &mut log);
-            match crate::buffer::detach_if(py, long, run) {
+            match run_unhooked(slf, memory, arch, &mut cursor, prog, &mut log)? {
                 Some((_, true)) => continue,
                 _ => break,
             }
         }
         let index = cursor.next_index();
         if let Some(until) = &span.until {
-            if cursor.proceeds(units) {
-                let u = A::unit(py, prog.borrow(), index)?;
-                if until.bind(py).call1((u,))?.is_truthy()? {
-                    cursor.halt_here();
-                }
-            }
+            ask_until::<A>(py, until, &mut cursor, prog.borrow(), units)?;
         }
-        // Neither the machine nor the memory stays borrowed past the step.
-        let (stepped, step_hooks, reads, writes) = {
-            let mut me = slf.try_borrow_mut()?;
-            let mut mem = memory.bind(py).try_borrow_mut()?;
-            let step_hooks = steps(&me).now(py);
-            let reads = mem.hooks.reads.now(py);
-            let writes = mem.hooks.writes.now(py);
-            unit.clear(!reads.is_empty());
+        let (stepped, [step_hooks, reads, writes]) = {
+            let (mut me, mut mem) = (slf.try_borrow_mut()?, memory.bind(py).try_borrow_mut()?);
+            let hooks = [
+                steps(&me).now(py),
+                mem.hooks.reads.now(py),
+                mem.hooks.writes.now(py),
+            ];
             let a = arch(&mut me);
-            let before = (!step_hooks.is_empty()).then(|| a.snapshot());
-            let s = cursor.step(a, prog.borrow(), &mut mem.mem, &mut unit);
-            changed.clear();
-            if let Some(before) = &before {
-                a.changed(before, &mut changed);
-            }
-            (s, step_hooks, reads, writes)
+            let s = hooked_step(
+                a,
+                &mut cursor,
+                prog.borrow(),
+                &mut mem.mem,
+                &hooks,
+                &mut unit,
+                &mut changed,
+            );
+            (s, hooks)
         };
         if !matches!(stepped, Some((_, true))) {
             break;
         }
-        for (a, b) in unit.writes.iter() {
-            log.push(a, b);
-        }
+        unit.writes.iter().for_each(|(a, b)| log.push(a, b));
         call_access_hooks(py, &reads, &unit.reads)?;
         call_access_hooks(py, &writes, &unit.writes)?;
-        let mut obj = None;
-        for (range, h) in &step_hooks {
-            if !range.contains(index as u64) {
-                continue;
-            }
-            let u = match &obj {
-                Some(u) => u,
-                None => obj.insert((
-                    A::unit(py, prog.borrow(), index)?,
-                    Py::new(py, unit_effects(&cursor, index, &unit.writes, &changed))?,
-                )),
-            };
-            h.call1(py, (u.0.clone_ref(py), u.1.clone_ref(py)))?;
-        }
+        call_step_hooks::<A>(
+            py,
+            &step_hooks,
+            prog.borrow(),
+            index,
+            &cursor,
+            &unit.writes,
+            &changed,
+        )?;
     }
     let mut regs = Vec::new();
     arch(&mut *slf.try_borrow_mut()?).changed(&snap, &mut regs);
+    effects_of(py, cursor, log, regs)
+}
+
+/// Units without hooks, up to the next look for a signal, with the GIL
+/// released for a long run. Neither the machine nor the memory stays
+/// borrowed past them; a machine or memory in use by another thread:
+/// RuntimeError.
+fn run_unhooked<C, A>(
+    slf: &Bound<'_, C>,
+    memory: &Py<Memory>,
+    arch: fn(&mut C) -> &mut A,
+    cursor: &mut Cursor<A::Fault>,
+    prog: &A::Owned,
+    log: &mut WriteLog,
+) -> PyResult<Option<(usize, bool)>>
+where
+    C: PyClass<Frozen = False>,
+    A: IsaMachine,
+{
+    let py = slf.py();
+    let mut me = slf.try_borrow_mut()?;
+    let mut mem = memory.bind(py).try_borrow_mut()?;
+    let (a, m) = (arch(&mut me), &mut mem.mem);
+    let long = prog.borrow().units() - cursor.next_index() >= crate::buffer::DETACH_MIN_UNITS;
+    Ok(crate::buffer::detach_if(py, long, || {
+        unhooked(cursor, a, prog.borrow(), m, log)
+    }))
+}
+
+/// The `until` predicate on the unit about to run: true halts the run before
+/// it (a run at its end or limit asks nothing).
+fn ask_until<A: Units>(
+    py: Python<'_>,
+    until: &Py<PyAny>,
+    cursor: &mut Cursor<A::Fault>,
+    prog: &A::Program,
+    units: usize,
+) -> PyResult<()> {
+    if cursor.proceeds(units) {
+        let u = A::unit(py, prog, cursor.next_index())?;
+        if until.bind(py).call1((u,))?.is_truthy()? {
+            cursor.halt_here();
+        }
+    }
+    Ok(())
+}
+
+/// One unit of a hooked run, with neither the machine nor the memory
+/// borrowed past it: its reads kept when there are read hooks
+/// (`hooks[1]`), and the registers it changed when there are step hooks
+/// (`hooks[0]`).
+fn hooked_step<A: IsaMachine>(
+    a: &mut A,
+    cursor: &mut Cursor<A::Fault>,
+    prog: &A::Program,
+    mem: &mut xstore_core::Memory,
+    hooks: &[Vec<(crate::hooks::Range, Py<PyAny>)>; 3],
+    unit: &mut UnitLog,
+    changed: &mut Vec<xstore_core::report::RegReport>,
+) -> Option<(usize, bool)> {
+    unit.clear(!hooks[1].is_empty());
+    let before = (!hooks[0].is_empty()).then(|| a.snapshot());
+    let s = cursor.step(a, prog, mem, unit);
+    changed.clear();
+    if let Some(before) = &before {
+        a.changed(before, changed);
+    }
+    s
+}
+
+/// The step hooks of unit `index`, just committed, whose range holds it:
+/// each called with the unit and its `Effects` (both made once, when one is
+/// called).
+fn call_step_hooks<A: Units>(
+    py: Python<'_>,
+    hooks: &[(crate::hooks::Range, Py<PyAny>)],
+    prog: &A::Program,
+    index: usize,
+    cursor: &Cursor<A::Fault>,
+    writes: &WriteLog,
+    changed: &[xstore_core::report::RegReport],
+) -> PyResult<()> {
+    let mut obj = None;
+    for (range, h) in hooks {
+        if !range.contains(index as u64) {
+            continue;
+        }
+        let u = match &obj {
+            Some(u) => u,
+            None => obj.insert((
+                A::unit(py, prog, index)?,
+                Py::new(py, unit_effects(cursor, index, writes, changed))?,
+            )),
+        };
+        h.call1(py, (u.0.clone_ref(py), u.1.clone_ref(py)))?;
+    }
+    Ok(())
+}
+
+/// A run's `Effects` from its cursor, its writes and its changed registers,
+/// or the error it ended in: a fault (with the `Effects` up to it) or a unit
+/// the model does not cover.
+fn effects_of<F: UnitFault>(
+    py: Python<'_>,
+    cursor: Cursor<F>,
+    log: WriteLog,
+    regs: Vec<xstore_core::report::RegReport>,
+) -> PyResult<Effects> {
     let stop = cursor.halt().map_or("end", Halt::name);
     let out = cursor.finish();
     let mut fx = Effects {

@@ -2,17 +2,11 @@
 //! `execute(until=fn)`: what each ISA executes as one, as its module's
 //! objects. Neuron: the `neuron.Instruction`; PTO: the block, a tuple of its
 //! `pto.Instruction` command words (`BSTART` … `BSTOP`); Q7: the
-//! `q7.Instruction` bundle.
+//! `q7.Instruction` bundle. The trait, [`Units`], is the machine module's.
 
-use crate::machine::IsaMachine;
+use crate::machine::Units;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-
-/// A machine whose program's units become Python objects.
-pub trait Units: IsaMachine {
-    /// Unit `index` of `prog` (an index below its unit count).
-    fn unit(py: Python<'_>, prog: &Self::Program, index: usize) -> PyResult<Py<PyAny>>;
-}
 
 impl Units for xstore_neuron::Machine {
     fn unit(py: Python<'_>, prog: &Self::Program, index: usize) -> PyResult<Py<PyAny>> {
