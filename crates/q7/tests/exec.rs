@@ -586,3 +586,52 @@ fn an_unknown_bundle_is_refused_and_changes_nothing() {
     assert_eq!(m, m0);
     assert_eq!(dump(&mem), vec![FILL; SIZE as usize]);
 }
+
+/// A predicated store whose mask enables no lane stores nothing and touches
+/// no memory: not even an address outside every region faults, and the
+/// trace sees no write. Its post-increment still happens.
+#[test]
+fn a_predicated_store_with_no_lane_enabled_touches_no_memory() {
+    let outside = (LO + SIZE + 0x1000) as u32;
+    for (text, post) in [
+        ("IVP_SV2NX8T_XP v5, a2, a4, vb3", outside + 128),
+        ("IVP_SVNX8UT_I v5, a2, 0, vb3", outside),
+    ] {
+        let p = prog(text);
+        let mut m = filled_machine(9);
+        m.set_ar(2, outside);
+        m.set_ar(4, 128);
+        m.set_vbool(3, 0);
+        let mut mem = memory();
+        let mut trace = VecTrace::default();
+        let out = m.run(&p, &mut mem, &mut trace);
+        assert!(out.into_fault().is_none(), "{text}");
+        assert!(trace.events.is_empty(), "{text}: {:?}", trace.events);
+        assert_eq!(dump(&mem), vec![FILL; SIZE as usize], "{text}");
+        assert_eq!(m.ar(2), post, "{text}");
+        // One lane enabled: the same store now faults on the unmapped address.
+        m.set_ar(2, outside);
+        m.set_vbool(3, 1);
+        assert!(
+            m.run(&p, &mut memory(), &mut NoTrace)
+                .into_fault()
+                .is_some(),
+            "{text}"
+        );
+    }
+}
+
+/// No Q7 fault carries a numeric code: the model has none for these stores.
+#[test]
+fn q7_faults_carry_no_code() {
+    let p = prog("IVP_SV2NX8_I v0, a2, 0");
+    let mut m = Machine::new(strict());
+    for addr in [(LO + SIZE) as u32, LO as u32 + 1] {
+        m.set_ar(2, addr);
+        let (_, f) = m
+            .run(&p, &mut memory(), &mut NoTrace)
+            .into_fault()
+            .expect("a fault");
+        assert_eq!(f.code(), None, "{f}");
+    }
+}
