@@ -17,8 +17,8 @@ pub fn encode(bytes: &[u8]) -> String {
 /// `:` separate freely; an optional leading `0x` is accepted. Errors name the
 /// 1-based line and column (columns count characters).
 ///
-/// Text that decodes is decoded by [`decode_fast`] (runs of digits handed to
-/// `faster-hex`); anything else goes to [`decode_located`], the reference
+/// Text that decodes is decoded by `decode_fast` (runs of digits handed to
+/// `faster-hex`); anything else goes to `decode_located`, the reference
 /// reading, which finds the error and its position. Both read the same rules,
 /// and a test holds them to the same bytes.
 pub fn decode(text: &str) -> Result<Vec<u8>, Diagnostic> {
