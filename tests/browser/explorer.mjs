@@ -209,7 +209,11 @@ test("an instruction of each ISA shows its encoding, diagram, explain table and 
 test("a hex input is disassembled and explained", async () => {
   const { page, context } = await openExplorer();
   await page.selectOption("#isa", "q7");
+  await waitShown(page, `q7:asm:${INSTRUCTIONS.q7.text}`);
   await page.check("#mode-hex");
+  // The switch carries the default bundle over as hex; typing before it has
+  // landed would race the page's own update of the input.
+  await waitShown(page, "q7:hex:1f03049c945e9c02");
   await page.fill("#input", "1f03049c945e9c02");
   await waitShown(page, "q7:hex:1f03049c945e9c02");
   await page.waitForFunction(() => document.getElementById("encoding").textContent === "IVP_SV2NX8_IP v0, a3, 64", undefined, POLL);
