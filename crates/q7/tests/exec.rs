@@ -635,3 +635,55 @@ fn q7_faults_carry_no_code() {
         assert_eq!(f.code(), None, "{f}");
     }
 }
+
+/// An append that fills its row to the last byte writes the row at once and
+/// leaves nothing pending: from an empty register at a row boundary (64
+/// bytes), and after a partial first row (5 pending, then 59 more).
+#[test]
+fn an_append_completing_its_row_writes_it_at_once() {
+    let p = prog("IVP_ZALIGN u0\nIVP_SA2NX8_IP v0, u0, a2");
+    let mut m = filled_machine(5);
+    m.set_ar(2, LO as u32 + 0x100);
+    let mut mem = memory();
+    assert!(m.run(&p, &mut mem, &mut NoTrace).into_fault().is_none());
+    assert_eq!(&dump(&mem)[0x100..0x140], &m.vec(0)[..]);
+    assert_eq!(m.valign(0).len(), 0);
+    assert_eq!(m.ar(2), LO as u32 + 0x140);
+
+    let p = prog("IVP_ZALIGN u0\nIVP_SA2NX8_IP v0, u0, a2\nIVP_SAV2NX8_XP v1, u0, a2, a4");
+    let mut m = filled_machine(6);
+    m.set_ar(2, LO as u32 + 0x105);
+    m.set_ar(4, 59);
+    let mut mem = memory();
+    assert!(m.run(&p, &mut mem, &mut NoTrace).into_fault().is_none());
+    let d = dump(&mem);
+    assert_eq!(&d[0x105..0x140], &m.vec(0)[..59]);
+    assert_eq!(&d[0x140..0x145], &m.vec(0)[59..]);
+    assert_eq!(&d[0x145..0x180], &m.vec(1)[..59]);
+    assert_eq!(m.valign(0).len(), 0, "the completed row is not left pending");
+    assert_eq!(d[0x180], FILL);
+}
+
+/// Flushing an empty valign register writes nothing, directly or staged: no
+/// fault at an unmapped address, no trace event, and no write (not even an
+/// empty one) in the staged transaction.
+#[test]
+fn flushing_an_empty_valign_register_stages_no_write() {
+    let outside = (LO + SIZE + 0x1000) as u32;
+    let p = prog("IVP_ZALIGN u0\nIVP_SAPOS_FP u0, a5");
+    let mut m = filled_machine(7);
+    m.set_ar(5, outside);
+    let mut mem = memory();
+    let mut trace = VecTrace::default();
+    assert!(m.run(&p, &mut mem, &mut trace).into_fault().is_none());
+    assert!(trace.events.is_empty(), "{:?}", trace.events);
+    let mut m = filled_machine(7);
+    m.set_ar(5, outside);
+    let mut tx = Transaction::new();
+    for b in &p {
+        m.execute_staged(b, &mut mem, &mut tx, &mut NoTrace)
+            .expect("no fault");
+        assert_eq!(tx.ops().count(), 0, "{b:?}");
+    }
+    assert_eq!(dump(&mem), vec![FILL; SIZE as usize]);
+}
