@@ -289,11 +289,11 @@ fn bench_pto_lists_its_cases_and_targets() {
     assert_eq!(
         rows,
         [
-            ("pto.dense_u8_64k", Some(0.5)),
+            ("pto.dense_u8_64k", Some(1.0)),
             ("pto.tload_dense_u8_64k", Some(0.7)),
-            ("pto.u4x2", None),
-            ("pto.shared_4pe", None),
-            ("pto.decode", None),
+            ("pto.u4x2", Some(0.8)),
+            ("pto.shared_4pe", Some(1.0)),
+            ("pto.decode", Some(0.5)),
             ("pto.asm", Some(0.3)),
             ("pto.run_e2e", Some(0.25)),
             ("pto.run_e2e_json", Some(0.67)),

@@ -19,7 +19,7 @@
 
 use crate::bytes::copy_short;
 use crate::fault::{Fault, FaultKind};
-use crate::space::{probe_traced, span_last, AddressSpace, Probed, Writes};
+use crate::space::{probe_traced, span_last, store_probed, AddressSpace, Probed, Writes};
 use crate::trace::TraceSink;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -375,6 +375,12 @@ struct PageTable {
     count: u64,
 }
 
+/// The bit of a handle in `leaves` that marks its page as lying wholly in
+/// writable regions: set by the first write that asks, cleared by every
+/// change of the map. Never part of an arena position (the cap keeps the page
+/// count far below 2^31).
+const RW_BIT: u32 = 1 << 31;
+
 impl Default for PageTable {
     fn default() -> Self {
         PageTable {
@@ -392,7 +398,7 @@ impl Default for PageTable {
 impl PageTable {
     #[inline]
     fn data(&self, handle: u32) -> &[u8; PAGE_SIZE as usize] {
-        let h = handle as usize - 1;
+        let h = (handle & !RW_BIT) as usize - 1;
         &self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
     }
 
@@ -428,32 +434,62 @@ impl PageTable {
     /// The data of the page with handle `h`.
     #[inline(always)]
     fn page(&mut self, h: u32) -> &mut [u8; PAGE_SIZE as usize] {
-        let h = h as usize - 1;
+        let h = (h & !RW_BIT) as usize - 1;
         &mut self.arena[h / CHUNK_PAGES][h % CHUNK_PAGES].0
     }
 
-    /// The bytes `[off, off + len)` of page `pn` when it is the hot page and a
-    /// write there needs no probe: the page exists, the span stays inside it,
-    /// and the page lies wholly in writable regions (`writable` answers that,
-    /// once per hot page).
+    /// The bytes `[off, off + len)` of page `pn` when a write there needs no
+    /// probe: the span stays inside the page, the page exists (so nothing is
+    /// allocated) and it lies wholly in writable regions (`writable` answers
+    /// that when the page's handle does not say so already). The hot page is answered
+    /// first; any other page is looked up without allocating, through the
+    /// leaf cache, and becomes the hot page. A page's answer is kept in its
+    /// handle (`RW_BIT`).
     #[inline(always)]
-    fn hot_span(
+    fn clean_span(
         &mut self,
         pn: u64,
         off: usize,
         len: usize,
-        writable: impl FnOnce() -> bool,
+        writable: impl Fn() -> bool,
     ) -> Option<&mut [u8]> {
-        if self.hot.0 != pn + 1 || off + len > PAGE_SIZE as usize {
+        if off + len > PAGE_SIZE as usize {
             return None;
         }
-        if self.hot_rw.0 != self.hot.0 {
-            self.hot_rw = (self.hot.0, writable());
+        if self.hot.0 == pn.wrapping_add(1) {
+            if self.hot_rw.0 != self.hot.0 {
+                self.hot_rw = (self.hot.0, writable());
+            }
+            return match self.hot_rw.1 {
+                true => Some(&mut self.page(self.hot.1)[off..off + len]),
+                false => None,
+            };
         }
-        if self.hot_rw.1 {
-            Some(&mut self.page(self.hot.1)[off..off + len])
+        let key = pn >> LEAF_SHIFT;
+        let r = self.recent[key as usize % RECENT];
+        let leaf = if r.0 == key.wrapping_add(1) {
+            r.1 as usize
         } else {
-            None
+            *self.index.get(&key)? as usize
+        };
+        let slot = pn as usize & (LEAF_PAGES - 1);
+        let h = self.leaves[leaf][slot];
+        if h & RW_BIT == 0 {
+            if h == 0 || !writable() {
+                return None;
+            }
+            self.leaves[leaf][slot] = h | RW_BIT;
+        }
+        self.hot = (pn.wrapping_add(1), h);
+        self.hot_rw = (pn.wrapping_add(1), true);
+        Some(&mut self.page(h)[off..off + len])
+    }
+
+    /// Forget what is known of the pages' writability (the map changed).
+    fn forget_writability(&mut self) {
+        self.hot_rw = (0, false);
+        for h in self.leaves.iter_mut().flatten() {
+            *h &= !RW_BIT;
         }
     }
 
@@ -487,7 +523,10 @@ impl PageTable {
         chunk.push(PageData([0u8; PAGE_SIZE as usize]));
         init(&mut chunk.last_mut().expect("just pushed").0);
         self.count += 1;
-        u32::try_from(self.count).expect("page count fits in 32 bits under any cap")
+        u32::try_from(self.count)
+            .ok()
+            .filter(|h| h & RW_BIT == 0)
+            .expect("page count fits in 31 bits under any cap")
     }
 
     /// Calls `f(pn, page)` for each allocated page whose number is in
@@ -566,7 +605,7 @@ impl Memory {
     /// until written. On an error nothing changes.
     pub fn map_region(&mut self, region: Region) -> Result<(), MapError> {
         self.map.insert(region.clone())?;
-        self.pages.hot_rw = (0, false);
+        self.pages.forget_writability();
         let (fill, base, last) = (region.fill, region.base, region.last);
         self.pages
             .each_page(base >> PAGE_SHIFT, last >> PAGE_SHIFT, |pn, page| {
@@ -580,7 +619,7 @@ impl Memory {
     /// fill). On an error nothing changes.
     pub fn unmap(&mut self, base: u64, size: u64) -> Result<(), MapError> {
         self.map.remove(base, size)?;
-        self.pages.hot_rw = (0, false);
+        self.pages.forget_writability();
         let last = base + (size - 1);
         self.pages
             .each_page(base >> PAGE_SHIFT, last >> PAGE_SHIFT, |pn, page| {
@@ -594,7 +633,7 @@ impl Memory {
     /// changes.
     pub fn protect(&mut self, base: u64, size: u64, access: Access) -> Result<(), MapError> {
         self.map.protect(base, size, access)?;
-        self.pages.hot_rw = (0, false);
+        self.pages.forget_writability();
         Ok(())
     }
 
@@ -656,10 +695,10 @@ impl Memory {
 
     /// The destination of a write of `len` bytes at `addr` whose probe is known
     /// to be clean without running it: the address is aligned, and the span lies
-    /// inside the page written last, which exists and lies wholly in writable
-    /// regions, so every byte is mapped and writable, the span cannot pass the
-    /// top of the space, and nothing is allocated. `None` sends the write
-    /// through the full probe.
+    /// inside one page, which exists and lies wholly in writable regions, so
+    /// every byte is mapped and writable, the span cannot pass the top of the
+    /// space, and nothing is allocated. `None` sends the write through the
+    /// full probe.
     #[inline(always)]
     fn clean_span(&mut self, addr: u64, len: usize, align: u64) -> Option<&mut [u8]> {
         if addr & (align - 1) != 0 {
@@ -668,7 +707,7 @@ impl Memory {
         let pn = addr >> PAGE_SHIFT;
         let map = &self.map;
         self.pages
-            .hot_span(pn, (addr & (PAGE_SIZE - 1)) as usize, len, || {
+            .clean_span(pn, (addr & (PAGE_SIZE - 1)) as usize, len, || {
                 let start = pn << PAGE_SHIFT;
                 map.check(start, start | (PAGE_SIZE - 1), true).is_ok()
             })
@@ -892,6 +931,25 @@ impl AddressSpace for Memory {
             None => self.write_plain(w.addr(), w.data()),
             Some(mask) => self.apply(w.addr(), w.data(), Some(mask)),
         }
+    }
+
+    /// A write inside one existing page that lies wholly in writable regions
+    /// is known to probe clean (as for [`AddressSpace::store_with`]) and is
+    /// copied in place; any other goes through the shared rule.
+    #[inline(always)]
+    fn store<T: TraceSink>(
+        &mut self,
+        addr: u64,
+        bytes: &[u8],
+        align: u64,
+        trace: &mut T,
+    ) -> Result<(), Fault> {
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
+        if let Some(dst) = self.clean_span(addr, bytes.len(), align) {
+            fill_traced(addr, dst, trace, |d| copy_short(d, bytes));
+            return Ok(());
+        }
+        store_probed(self, addr, bytes, align, trace)
     }
 
     /// Writes in place. Made for runs of stores to consecutive addresses

@@ -348,19 +348,7 @@ pub trait AddressSpace {
         align: u64,
         trace: &mut T,
     ) -> Result<(), Fault> {
-        let len = bytes.len();
-        probe_traced(self, &Writes::One { addr, len, align }, trace)?;
-        if len > 0 {
-            self.write_probed(Probed {
-                addr,
-                data: bytes,
-                mask: None,
-            });
-            if T::ENABLED {
-                trace.write(addr, bytes);
-            }
-        }
-        Ok(())
+        store_probed(self, addr, bytes, align, trace)
     }
 
     /// Probe and commit one plain write of `len` bytes at `addr` whose bytes
@@ -517,6 +505,32 @@ fn probe_read<M: AddressSpace + ?Sized>(
         });
     }
     mem.check_readable(addr, last)
+}
+
+/// [`AddressSpace::store`] by the rule: the one write probed, then applied
+/// and traced. A memory that overrides `store` with a shortcut sends every
+/// write the shortcut cannot take here.
+#[inline(always)]
+pub(crate) fn store_probed<M: AddressSpace + ?Sized, T: TraceSink>(
+    mem: &mut M,
+    addr: u64,
+    bytes: &[u8],
+    align: u64,
+    trace: &mut T,
+) -> Result<(), Fault> {
+    let len = bytes.len();
+    probe_traced(mem, &Writes::One { addr, len, align }, trace)?;
+    if len > 0 {
+        mem.write_probed(Probed {
+            addr,
+            data: bytes,
+            mask: None,
+        });
+        if T::ENABLED {
+            trace.write(addr, bytes);
+        }
+    }
+    Ok(())
 }
 
 /// [`AddressSpace::probe`], with a fault sent to the trace.

@@ -35,6 +35,10 @@ enum Op {
     Store(u64, Vec<u8>, u64),
     StoreWith(u64, Vec<u8>, u64),
     Spans(Vec<(u64, Vec<u8>, u64)>),
+    /// A change of the map: `protect` (Some access) or `unmap` (None) of a range.
+    Reshape(u64, u64, Option<Access>),
+    /// `map_region` of a new region.
+    Map(Region),
 }
 
 struct Reference {
@@ -193,8 +197,69 @@ impl Reference {
         Ok(())
     }
 
+    /// `protect` or `unmap`: every byte of the range mapped, else nothing
+    /// changes; then each region split at the range's ends, the inside given
+    /// the new access or dropped with its bytes. An error is reported as an
+    /// unmapped fault at the range's base (the test compares success only).
+    fn reshape(&mut self, base: u64, size: u64, access: Option<Access>) -> Result<(), Fault> {
+        let refused = Err(Fault {
+            kind: FaultKind::Unmapped,
+            addr: base,
+        });
+        let Some(last) = size.checked_sub(1).and_then(|s| base.checked_add(s)) else {
+            return refused;
+        };
+        if (base..=last).any(|a| self.region(a).is_none()) {
+            return refused;
+        }
+        let mut out = Vec::new();
+        for r in &self.regions {
+            let piece = |lo: u64, hi: u64, access| Region {
+                base: lo,
+                last: hi,
+                access,
+                ..r.clone()
+            };
+            if r.last < base || r.base > last {
+                out.push(r.clone());
+                continue;
+            }
+            if r.base < base {
+                out.push(piece(r.base, base - 1, r.access));
+            }
+            if let Some(access) = access {
+                out.push(piece(r.base.max(base), r.last.min(last), access));
+            }
+            if r.last > last {
+                out.push(piece(last + 1, r.last, r.access));
+            }
+        }
+        self.regions = out;
+        if access.is_none() {
+            self.bytes.retain(|&a, _| a < base || a > last);
+        }
+        Ok(())
+    }
+
+    /// `map_region`: refused when it overlaps a region; its bytes read as its
+    /// fill.
+    fn map(&mut self, region: &Region) -> Result<(), Fault> {
+        let (lo, hi) = (region.base, region.last);
+        if self.regions.iter().any(|r| r.base <= hi && lo <= r.last) {
+            return Err(Fault {
+                kind: FaultKind::Unmapped,
+                addr: lo,
+            });
+        }
+        self.bytes.retain(|&a, _| a < lo || a > hi);
+        self.regions.push(region.clone());
+        Ok(())
+    }
+
     fn run(&mut self, op: &Op) -> Result<(), Fault> {
         match op {
+            Op::Reshape(base, size, access) => self.reshape(*base, *size, *access),
+            Op::Map(region) => self.map(region),
             Op::Load(a, d) => self.load(*a, d),
             Op::Commit(ws) => self.instruction(ws),
             Op::Store(a, d, al) | Op::StoreWith(a, d, al) => {
@@ -212,7 +277,19 @@ impl Reference {
 }
 
 fn run(m: &mut Memory, op: &Op) -> Result<(), Fault> {
+    // A map change is compared by success only (the reference has no map errors).
+    let refused = |base: u64| Fault {
+        kind: FaultKind::Unmapped,
+        addr: base,
+    };
     match op {
+        Op::Reshape(base, size, Some(access)) => {
+            m.protect(*base, *size, *access).map_err(|_| refused(*base))
+        }
+        Op::Reshape(base, size, None) => m.unmap(*base, *size).map_err(|_| refused(*base)),
+        Op::Map(region) => m
+            .map_region(region.clone())
+            .map_err(|_| refused(region.base)),
         Op::Load(a, d) => m.load(*a, d),
         Op::Commit(ws) => {
             let mut tx = Transaction::new();
@@ -339,6 +416,25 @@ fn arb_op() -> impl Strategy<Value = Op> {
         2 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::Store(a, d, al)),
         3 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::StoreWith(a, d, al)),
         1 => prop::collection::vec((arb_addr(), arb_data(), arb_align()), 1..4).prop_map(Op::Spans),
+        1 => arb_reshape(),
+    ]
+}
+
+/// A change of the map over the low pages: `protect` to either access or
+/// `unmap` of a range (often one whole page), or `map_region` of a range
+/// (often a whole page, read-write or read-only, with a fill).
+fn arb_reshape() -> impl Strategy<Value = Op> {
+    let range = prop_oneof![
+        (0u64..7).prop_map(|p| (p * PAGE_SIZE, PAGE_SIZE)),
+        (0u64..7 * PAGE_SIZE, 1u64..2 * PAGE_SIZE),
+    ];
+    let access = prop_oneof![Just(Access::ReadWrite), Just(Access::ReadOnly)];
+    prop_oneof![
+        (range.clone(), access.clone()).prop_map(|((b, n), a)| Op::Reshape(b, n, Some(a))),
+        range.clone().prop_map(|(b, n)| Op::Reshape(b, n, None)),
+        (range, access, any::<u8>()).prop_map(|((b, n), a, fill)| {
+            Op::Map(Region::new(b, n, a).unwrap().with_fill(fill))
+        }),
     ]
 }
 
@@ -358,6 +454,16 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
                 let base = page * PAGE_SIZE;
                 vec![Op::Load(base + at, vec![0xee]), Op::StoreWith(base + off, d, al)]
             }),
+        1 => (0u64..7, 0u64..7, arb_reshape(), any::<bool>()).prop_map(|(p, q, change, with)| {
+            // Page p written, left for page q and written again (the memory
+            // may now know p to be writable), the map changed, p written.
+            let (p, q) = (p * PAGE_SIZE, q * PAGE_SIZE);
+            let store = |a: u64| match with {
+                true => Op::StoreWith(a + 8, vec![0x77; 8], 8),
+                false => Op::Store(a + 8, vec![0x77; 8], 8),
+            };
+            vec![store(p), store(q), store(p), store(q), change, store(p)]
+        }),
     ]
 }
 
@@ -569,4 +675,31 @@ fn the_exact_count_ends_each_run_on_its_last_byte() {
     let got: Vec<Option<u8>> = m.peek(3 * PAGE_SIZE - 8, 8);
     let want: Vec<Option<u8>> = written.iter().map(|w| Some(w.unwrap_or(0))).collect();
     assert_eq!(got, want);
+}
+
+/// A page the memory knows to be wholly writable (written, then left for
+/// another page) forgets it when the map changes: after `protect` makes it
+/// read-only a store there faults, and after `unmap` it is unmapped.
+#[test]
+fn a_change_of_the_map_ends_the_known_writable_pages() {
+    for reshape in [Some(Access::ReadOnly), None] {
+        let mut m = Memory::new(MemoryMap::new(vec![rw(0, 4 * PAGE_SIZE)]).unwrap());
+        for a in [0, 2 * PAGE_SIZE, 0, 2 * PAGE_SIZE] {
+            m.store(a, &[1; 8], 8, &mut NoTrace).unwrap();
+        }
+        match reshape {
+            Some(access) => m.protect(0, PAGE_SIZE, access).unwrap(),
+            None => m.unmap(0, PAGE_SIZE).unwrap(),
+        }
+        let kind = match reshape {
+            Some(_) => FaultKind::ReadOnly,
+            None => FaultKind::Unmapped,
+        };
+        let want = Err(Fault { kind, addr: 8 });
+        assert_eq!(m.store(8, &[2; 8], 8, &mut NoTrace), want);
+        assert_eq!(m.store_with(8, 8, 8, &mut NoTrace, |d| d.fill(2)), want);
+        m.store(2 * PAGE_SIZE + 8, &[3; 8], 8, &mut NoTrace)
+            .unwrap();
+        assert_eq!(m.store(8, &[2; 8], 8, &mut NoTrace), want);
+    }
 }

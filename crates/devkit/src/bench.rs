@@ -166,7 +166,7 @@ pub fn memory_random_64b(quick: bool) -> BenchResult {
         "commits/s",
         addrs.len() as f64,
         quick,
-        Some(0.3),
+        Some(0.45),
         || {
             for &a in &addrs {
                 mem.store(a, black_box(&src), 64, &mut NoTrace).unwrap();

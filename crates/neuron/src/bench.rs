@@ -51,7 +51,7 @@ pub(crate) fn decode_validate(quick: bool) -> BenchResult {
         "instructions/s",
         N as f64,
         quick,
-        Some(0.25),
+        Some(1.0),
         || {
             let mut acc = 0usize;
             let n = crate::check_stream(black_box(&stream), |i| acc = acc.wrapping_add(i));
@@ -103,7 +103,7 @@ pub(crate) fn execute_imm_u8(quick: bool) -> BenchResult {
         "stores/s",
         N as f64,
         quick,
-        Some(0.25),
+        Some(1.0),
         || {
             for i in black_box(&insts) {
                 machine

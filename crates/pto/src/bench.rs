@@ -102,7 +102,7 @@ pub(crate) fn dense_u8_64k(quick: bool) -> BenchResult {
     case(
         "pto.dense_u8_64k",
         quick,
-        Some(0.5),
+        Some(1.0),
         &mut m,
         "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
         &rows,
@@ -174,7 +174,7 @@ pub(crate) fn u4x2(quick: bool) -> BenchResult {
     case(
         "pto.u4x2",
         quick,
-        None,
+        Some(0.8),
         &mut m,
         "BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP",
         &rows,
@@ -199,7 +199,7 @@ pub(crate) fn shared_4pe(quick: bool) -> BenchResult {
     case(
         "pto.shared_4pe",
         quick,
-        None,
+        Some(1.0),
         &mut m,
         "BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S3, mask=1111; BSTOP",
         &rows,
@@ -224,7 +224,7 @@ pub(crate) fn decode(quick: bool) -> BenchResult {
         "Mwords/s",
         words as f64 / 1e6,
         quick,
-        None,
+        Some(0.5),
         || {
             out.clear();
             let mut i = 0;

@@ -660,7 +660,11 @@ fn an_append_completing_its_row_writes_it_at_once() {
     assert_eq!(&d[0x105..0x140], &m.vec(0)[..59]);
     assert_eq!(&d[0x140..0x145], &m.vec(0)[59..]);
     assert_eq!(&d[0x145..0x180], &m.vec(1)[..59]);
-    assert_eq!(m.valign(0).len(), 0, "the completed row is not left pending");
+    assert_eq!(
+        m.valign(0).len(),
+        0,
+        "the completed row is not left pending"
+    );
     assert_eq!(d[0x180], FILL);
 }
 
