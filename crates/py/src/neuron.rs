@@ -56,7 +56,7 @@ impl Instruction {
     }
     /// Every field with its byte range, raw value, meaning and provenance.
     fn explain(&self) -> Explanation {
-        Explanation(self.0.explain())
+        Explanation(self.0.explain(), "neuron")
     }
     /// Every check by its specification name.
     fn validate(&self, py: Python<'_>) -> PyResult<Validation> {

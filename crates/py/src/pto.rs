@@ -57,7 +57,7 @@ impl Instruction {
     }
     /// Every field: bits, raw value, meaning and provenance.
     fn explain(&self) -> Explanation {
-        Explanation(self.0.explain())
+        Explanation(self.0.explain(), "pto")
     }
     /// `validate` of the word as a stream of its own (a block is validated
     /// whole: `xstore.validate("pto", block_bytes)`).

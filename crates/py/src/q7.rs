@@ -68,7 +68,7 @@ impl Instruction {
     /// bytes), else its operations' roster facts (several operations: their
     /// rows named `op0.…`, `op1.…`).
     fn explain(&self) -> Explanation {
-        Explanation(self.0.explain())
+        Explanation(self.0.explain(), "q7")
     }
     /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
     #[getter]

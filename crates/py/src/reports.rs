@@ -92,9 +92,19 @@ impl Field {
 }
 
 /// `explain` of one instruction (or mnemonic): every field with its bit
-/// range, raw value, meaning and provenance.
+/// range, raw value, meaning and provenance; and the ISA that explained it
+/// (its name), which draws its diagram.
 #[pyclass(module = "xstore", frozen)]
-pub struct Explanation(pub report::Explanation);
+pub struct Explanation(pub report::Explanation, pub &'static str);
+
+impl Explanation {
+    /// The diagrams of this explanation, as `explain --format wavedrom|svg`
+    /// draws them (an InputError, the command's, when it has no bits).
+    fn diagrams(&self, py: Python<'_>) -> PyResult<Vec<xstore_viz::Diagram>> {
+        let isa = find_isa(py, self.1)?;
+        xstore_viz::explain_diagrams(isa, vec![self.0.clone()]).or_input(py)
+    }
+}
 
 #[pymethods]
 impl Explanation {
@@ -102,7 +112,9 @@ impl Explanation {
         reduce(self, py)
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+        other
+            .cast::<Self>()
+            .is_ok_and(|o| o.get().0 == self.0 && o.get().1 == self.1)
     }
     fn __hash__(&self) -> u64 {
         json_hash(&self.0)
@@ -130,6 +142,25 @@ impl Explanation {
     /// The explanation as the command line's JSON shows it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
+    }
+    /// The instruction's bit fields as a WaveDrom `reg` diagram (a dict):
+    /// the element of `xstore ISA explain --format wavedrom`'s JSON array
+    /// for this instruction (`json.dumps` gives WaveJSON). A Q7 instruction
+    /// given as text is drawn from its bytes; one with no bits to draw (a
+    /// bare mnemonic) raises InputError, the command's error.
+    fn to_wavedrom(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let waves: Vec<serde_json::Value> =
+            self.diagrams(py)?.iter().map(|d| d.to_wavejson()).collect();
+        match <[serde_json::Value; 1]>::try_from(waves) {
+            Ok([one]) => to_py(py, &one),
+            Err(many) => to_py(py, &many),
+        }
+    }
+    /// The bit-field diagram as a standalone SVG document (text), as
+    /// `xstore ISA explain --format svg` draws this instruction; an
+    /// InputError as `to_wavedrom()`.
+    fn to_svg(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(xstore_viz::svg(&self.diagrams(py)?))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -608,7 +639,22 @@ macro_rules! json_pickled {
     )*};
 }
 
-json_pickled!(Field, Explanation, Check, Validation, Finding, FaultInfo);
+json_pickled!(Field, Check, Validation, Finding, FaultInfo);
+
+impl Pickled for Explanation {
+    const KIND: &'static str = "Explanation";
+    /// `(isa, the core report's JSON)`.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok((self.1, json_state(py, &self.0)?)
+            .into_pyobject(py)?
+            .into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (isa, ex): (String, Bound<'_, PyAny>) = state.extract()?;
+        let isa = xstore_isas::lookup(&isa).map_err(|d| bad_state(&d.message))?;
+        Ok(Explanation(from_json(&ex)?, isa.name()))
+    }
+}
 
 impl Pickled for Expect {
     const KIND: &'static str = "Expect";
@@ -730,7 +776,7 @@ fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<E
         Err(_) => with_bytes(data, xstore_core::hex::encode)?,
     };
     let ex = isa.explain(&arg).or_input(py)?;
-    Ok(ex.into_iter().map(Explanation).collect())
+    Ok(ex.into_iter().map(|e| Explanation(e, isa.name())).collect())
 }
 
 /// Validate `data` (bytes-like): the verdict and every check.
