@@ -201,7 +201,11 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     Ok(crate::reports::verdict(data, "neuron", n, invalid))
 }
 
-crate::rust_check_rate!(xstore_neuron, "neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)");
+crate::rust_check_rate!(
+    xstore_neuron,
+    "neuron",
+    "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"
+);
 
 crate::machine_class!(
     Machine,

@@ -265,7 +265,11 @@ impl SpecArgs {
     }
 }
 
-crate::rust_check_rate!(xstore_pto, "pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP");
+crate::rust_check_rate!(
+    xstore_pto,
+    "pto",
+    "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP"
+);
 
 crate::machine_class!(
     Machine,
