@@ -38,7 +38,17 @@ class Failure:
     ``xstore.Mismatch`` such as ``wrong_byte``; ``expect`` when the model's
     own run broke an ``[expect]`` item; ``bad_trace`` when the device's trace
     could not be read), its ``message`` in one sentence and the full
-    ``report`` (``xstore compare``'s, or the error's)."""
+    ``report`` (``xstore compare``'s, or the error's).
+
+    >>> import xstore
+    >>> def dut(s):
+    ...     records = xstore.trace(s)
+    ...     records[0]["writes"] = []
+    ...     return records
+    >>> f = xstore.campaign_shard("neuron", 5, count=3, dut=dut).failures[0]
+    >>> f.name, f.seed, f.index, f.class_
+    ('neuron-5-000000', 5, 0, 'missing_write')
+    """
 
     scenario: Scenario
     class_: str
@@ -61,7 +71,17 @@ class Failure:
         return self.scenario.index
 
     def to_dict(self) -> Dict[str, Any]:
-        """``name``, ``seed``, ``index``, ``class``, ``message``."""
+        """``name``, ``seed``, ``index``, ``class``, ``message``.
+
+        >>> import xstore
+        >>> def dut(s):
+        ...     records = xstore.trace(s)
+        ...     records[0]["writes"] = []
+        ...     return records
+        >>> f = xstore.campaign_shard("neuron", 5, count=1, dut=dut).failures[0]
+        >>> sorted(f.to_dict())
+        ['class', 'index', 'message', 'name', 'seed']
+        """
         return {"name": self.name, "seed": self.seed, "index": self.index,
                 "class": self.class_, "message": self.message}
 
@@ -76,7 +96,13 @@ class CampaignReport:
     ``failures`` among them (in seed and index order), and the merged
     ``coverage`` (an ``xstore.Coverage``). Reports of one ISA merge with
     ``merge`` or ``+``, associatively and in any order, so a campaign split
-    any way (seeds, shards, executors) merges to the same report. Pickles."""
+    any way (seeds, shards, executors) merges to the same report. Pickles.
+
+    >>> import xstore
+    >>> r = xstore.campaign("neuron", seeds=[1, 2], count=4)
+    >>> r.run, r.passed, r.failed, r.coverage.programs
+    (8, 8, 0, 8)
+    """
 
     isa: str
     run: int
@@ -95,11 +121,23 @@ class CampaignReport:
 
     @staticmethod
     def empty(isa: str) -> "CampaignReport":
-        """The report of no scenario of ``isa``."""
+        """The report of no scenario of ``isa``.
+
+        >>> import xstore
+        >>> e = xstore.CampaignReport.empty("q7")
+        >>> e.run, e.failures, e.coverage.programs, e.coverage.isa
+        (0, (), 0, 'q7')
+        """
         return CampaignReport(isa, 0, (), _native.coverage([], isa=isa))
 
     def merge(self, other: "CampaignReport") -> "CampaignReport":
-        """Both reports as one (of one ISA)."""
+        """Both reports as one (of one ISA).
+
+        >>> import xstore
+        >>> a, b = (xstore.campaign_shard("q7", 1, k, count=4) for k in ("1/2", "2/2"))
+        >>> a.merge(b) == a + b == xstore.campaign_shard("q7", 1, count=4)
+        True
+        """
         if other.isa != self.isa:
             raise ValueError(f"a campaign report of isa `{other.isa}` does not merge "
                              f"with one of isa `{self.isa}`")
@@ -112,7 +150,13 @@ class CampaignReport:
 
     def to_dict(self) -> Dict[str, Any]:
         """``isa``, ``run``, ``passed``, ``failed``, ``failures`` (each
-        ``Failure.to_dict()``) and ``coverage`` (``xstore cover --json``)."""
+        ``Failure.to_dict()``) and ``coverage`` (``xstore cover --json``).
+
+        >>> import xstore
+        >>> d = xstore.campaign_shard("neuron", 1, count=2).to_dict()
+        >>> d["isa"], d["run"], d["failed"], d["coverage"]["programs"]
+        ('neuron', 2, 0, 2)
+        """
         return {"isa": self.isa, "run": self.run, "passed": self.passed,
                 "failed": self.failed, "failures": [f.to_dict() for f in self.failures],
                 "coverage": self.coverage.to_dict()}
@@ -146,7 +190,13 @@ def campaign_shard(isa: str, seed: int, shard: Union[str, Tuple[int, int]] = (1,
                    dut: Optional[Dut] = None) -> CampaignReport:
     """One shard of the campaign of ``isa`` and ``seed`` (``xstore.gen``'s
     ``count``, ``config`` and ``shard``): each scenario run (or compared with
-    ``dut(scenario)``, the device's trace of it), and their coverage."""
+    ``dut(scenario)``, the device's trace of it), and their coverage.
+
+    >>> import xstore
+    >>> r = xstore.campaign_shard("pto", 3, "2/4", count=8)
+    >>> r.run, r.passed, r.coverage.programs
+    (2, 2, 2)
+    """
     scenarios = list(_native.gen(isa, seed, count, config=config, shard=shard))
     failures = [f for f in (_check(s, dut) for s in scenarios) if f is not None]
     return CampaignReport(isa, len(scenarios), tuple(failures),

@@ -10,7 +10,15 @@ from typing import Any, Dict, List, Optional, Tuple, Type
 class Location:
     """Where an input error points: ``file``, ``line`` and ``col`` (1-based) in
     a text, or the byte ``offset`` and ``bits`` ``(hi, lo)`` in binary input.
-    Fields that do not apply are None."""
+    Fields that do not apply are None.
+
+    >>> import xstore
+    >>> try:
+    ...     xstore.asm("q7", "IVP_SBN_I v0, a3, 0")
+    ... except xstore.InputError as e:
+    ...     print(e.location)
+    Location(file=None, line=1, col=11, offset=None, bits=None)
+    """
 
     file: Optional[str] = None
     line: Optional[int] = None
@@ -22,7 +30,15 @@ class Location:
 class Error(Exception):
     """The base of every error xstore raises. Errors pickle (so that they
     cross processes, e.g. out of a ``multiprocessing.Pool``) and compare
-    equal when they are of one class with the same message and parts."""
+    equal when they are of one class with the same message and parts.
+
+    >>> import xstore
+    >>> try:
+    ...     xstore.asm("pto", "BSTOPP")
+    ... except xstore.Error as e:
+    ...     print(type(e).__name__, isinstance(e, ValueError))
+    InputError True
+    """
 
     def __reduce__(self) -> Tuple[Any, ...]:
         # The default calls the class with `args` alone, which the keyword
@@ -146,7 +162,16 @@ class Mismatch(Error):
     ``kind``, ``address``, ``message``, or None); ``.dont_care`` the bytes not
     compared and why; ``.explanation`` the unit's fields, one line each; and
     ``.line`` the trace record's line (0: none). ``to_dict()`` is the
-    ``divergence`` object of ``xstore compare --json``."""
+    ``divergence`` object of ``xstore compare --json``.
+
+    >>> import xstore
+    >>> sim = xstore.Cosim(program="IVP_SV2NX8_IP v0, a3, 64", isa="q7")
+    >>> try:
+    ...     sim.check([(0, bytes(63))])
+    ... except xstore.Mismatch as m:
+    ...     print(m.class_, m.unit, m.differing_count)
+    missing_write 0 1
+    """
 
     def __init__(
         self,
@@ -191,5 +216,14 @@ class Mismatch(Error):
 
     def to_dict(self) -> Dict[str, Any]:
         """The divergence as ``xstore compare --json`` prints it (its
-        ``divergence`` object)."""
+        ``divergence`` object).
+
+        >>> import xstore
+        >>> sim = xstore.Cosim(program="IVP_SV2NX8_IP v0, a3, 64", isa="q7")
+        >>> try:
+        ...     sim.check([], fault="unmapped")
+        ... except xstore.Mismatch as m:
+        ...     print(m.to_dict()["class"], m.to_dict()["unit"])
+        unexpected_fault 0
+        """
         return dict(self._report)

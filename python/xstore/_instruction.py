@@ -39,15 +39,33 @@ class Instruction(Protocol):
         ...
 
     def encode(self) -> bytes:
-        """The bytes in memory order, as ``bytes(i)``."""
+        """The bytes in memory order, as ``bytes(i)``.
+
+        >>> import xstore
+        >>> [i] = xstore.pto.decode(xstore.asm("pto", "BSTOP"))
+        >>> isinstance(i, xstore.Instruction), i.encode().hex()
+        (True, '01000000')
+        """
         ...
 
     def explain(self) -> Explanation:
-        """Every field with its bits, raw value, meaning and provenance."""
+        """Every field with its bits, raw value, meaning and provenance.
+
+        >>> import xstore
+        >>> [i] = xstore.q7.assemble("IVP_SV2NX8_IP v0, a3, 64")
+        >>> i.explain().title
+        'IVP_SV2NX8_IP v0, a3, 64 (8-byte FLIX bundle at byte 0)'
+        """
         ...
 
     def validate(self) -> Validation:
-        """Every check, and the verdict."""
+        """Every check, and the verdict.
+
+        >>> import xstore
+        >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+        >>> i.validate().valid
+        True
+        """
         ...
 
     def __bytes__(self) -> bytes: ...

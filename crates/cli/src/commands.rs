@@ -280,8 +280,7 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
 /// the explanation of its bytes; one without either (a bare mnemonic) has
 /// nothing to draw.
 fn explain_diagram(isa: &dyn Isa, ex: Vec<Explanation>, svg: bool) -> Result<u8, Diagnostic> {
-    let ex = xstore_viz::wave::drawable(isa, ex)?;
-    let diagrams: Vec<xstore_viz::Diagram> = ex.iter().map(xstore_viz::diagram).collect();
+    let diagrams = xstore_viz::explain_diagrams(isa, ex)?;
     if svg {
         out::write_str(&xstore_viz::svg(&diagrams));
     } else {

@@ -73,6 +73,14 @@ pub fn mismatch(py: Python<'_>, d: &Divergence) -> PyErr {
 }
 
 /// One unit's effects in the model's run, as `Cosim.step()` gives them.
+///
+/// ```text
+/// >>> import xstore
+/// >>> u = xstore.Cosim(program="IVP_SV2NX8_IP v0, a3, 64", isa="q7").step()
+/// >>> u.index, u.text, u.status, u.regs, len(u.writes[0][1])
+/// (0, 'IVP_SV2NX8_IP v0, a3, 64', 'done', {'a3': 64}, 64)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Unit(UnitRecord);
 
@@ -138,6 +146,14 @@ impl Unit {
         self.0.fault.clone().map(FaultInfo)
     }
     /// The unit's record in the trace format (a line of `xstore run --trace`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> u = xstore.Cosim("examples/neuron/store_u8_imm.toml").step()
+    /// >>> u.to_dict() == xstore.trace("examples/neuron/store_u8_imm.toml")[0]
+    /// True
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &record_json(&self.0))
     }
@@ -153,6 +169,14 @@ impl Unit {
 }
 
 /// What a comparison that found no difference compared.
+///
+/// ```text
+/// >>> import xstore
+/// >>> m = xstore.compare("examples/q7/aligned_loop.toml", xstore.trace("examples/q7/aligned_loop.toml"))
+/// >>> m.units, m.bytes, m == xstore.Match(6, 384)
+/// (6, 384, True)
+///
+/// ```
 #[pyclass(module = "xstore", frozen, get_all)]
 pub struct Match {
     /// Units compared.
@@ -182,6 +206,13 @@ impl Match {
         Match { units, bytes }
     }
     /// As `xstore compare --json` prints a match: `{"match": True, "units", "bytes"}`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> xstore.Match(units=6, bytes=384).to_dict()
+    /// {'match': True, 'units': 6, 'bytes': 384}
+    ///
+    /// ```
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("match", true)?;
@@ -229,6 +260,17 @@ fn fault_of(fault: Option<&Bound<'_, PyAny>>) -> PyResult<Option<TraceFault>> {
 /// next unit's expected effects, `check(writes, regs=None, fault=None)`
 /// holds the other side's effects of that unit against them and raises
 /// `Mismatch` at the first difference, with `xstore compare`'s report.
+///
+/// ```text
+/// >>> import xstore
+/// >>> sim = xstore.Cosim("examples/neuron/store_u8_imm.toml")
+/// >>> sim.isa, sim.units, sim.step().writes
+/// ('neuron', 1, [(256, b'\x01\x02\x03\x04\xfe\xff\x10\x00')])
+/// >>> sim.check([(0x100, bytes.fromhex("01020304feff1000"))])
+/// >>> sim.checked
+/// Match(units=1, bytes=8)
+///
+/// ```
 #[pyclass(module = "xstore")]
 pub struct Cosim(xstore_verify::Cosim);
 
@@ -288,6 +330,14 @@ impl Cosim {
     }
     /// The expected effects of the next unit, or None when the model's run
     /// has ended. Each call moves on by one unit.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> sim = xstore.Cosim(program="IVP_SV2NX8_IP v0, a3, 64", isa="q7")
+    /// >>> sim.step().text, sim.step()
+    /// ('IVP_SV2NX8_IP v0, a3, 64', None)
+    ///
+    /// ```
     fn step(&mut self) -> Option<Unit> {
         self.0.step().cloned().map(Unit)
     }
@@ -297,6 +347,18 @@ impl Cosim {
     /// registers it changed (`regs`: name → int, bytes or hex; None: not
     /// compared); its `fault` (None, a kind, or `(kind, address)`). Raises
     /// `Mismatch` at a difference.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> sim = xstore.Cosim(program="IVP_SV2NX8_IP v0, a3, 64", isa="q7")
+    /// >>> sim.check([(0, bytes(64))], regs={"a3": 64})
+    /// >>> try:
+    /// ...     sim.check([])
+    /// ... except xstore.Mismatch as m:
+    /// ...     print(m.class_, m.unit)
+    /// extra_unit 1
+    ///
+    /// ```
     #[pyo3(signature = (writes, regs=None, fault=None))]
     fn check(
         &mut self,
@@ -325,6 +387,14 @@ impl Cosim {
     }
     /// The model's trace of the run: one record per unit it reaches, as
     /// `xstore run --trace` writes them.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [r] = xstore.Cosim(program="IVP_SV2NX8_IP v0, a3, 64", isa="q7").trace()
+    /// >>> r["index"], r["status"], r["regs"]
+    /// (0, 'done', {'a3': 64})
+    ///
+    /// ```
     fn trace(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         records(py, &self.0.golden().units)
     }
@@ -352,6 +422,14 @@ fn records(py: Python<'_>, units: &[UnitRecord]) -> PyResult<Vec<Py<PyAny>>> {
 /// `text`): one record per unit the run reaches, as `xstore run --trace`
 /// writes them (dicts with `index`, `text`, `hex`, `status`, `writes`,
 /// `regs`, `fault`).
+///
+/// ```text
+/// >>> import xstore
+/// >>> [r] = xstore.trace("examples/neuron/store_u8_imm.toml")
+/// >>> r["text"], r["writes"]
+/// ('tensor_store.u8 [0x100], num_elem=(8,1), imm=(1,2,3,4,254,255,16,0)', [{'addr': 256, 'hex': '01020304feff1000'}])
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (scenario=None, *, text=None))]
 pub fn trace(
@@ -389,6 +467,20 @@ fn trace_of(py: Python<'_>, trace: &Bound<'_, PyAny>) -> PyResult<Vec<TraceUnit>
 /// JSON Lines file's path, or the records themselves. Returns the `Match`,
 /// or raises `Mismatch` at the first divergence (an unreadable trace is an
 /// `InputError` naming the record and the key).
+///
+/// ```text
+/// >>> import xstore
+/// >>> records = xstore.trace("examples/neuron/store_u8_imm.toml")
+/// >>> xstore.compare("examples/neuron/store_u8_imm.toml", records)
+/// Match(units=1, bytes=8)
+/// >>> records[0]["writes"] = []
+/// >>> try:
+/// ...     xstore.compare("examples/neuron/store_u8_imm.toml", records)
+/// ... except xstore.Mismatch as m:
+/// ...     print(m.class_, m.unit)
+/// missing_write 0
+///
+/// ```
 #[pyfunction]
 pub fn compare(
     py: Python<'_>,

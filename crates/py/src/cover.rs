@@ -20,6 +20,14 @@ use xstore_verify::cover::Input;
 /// `sum(...)`) by adding counts: associative and order-independent, so the
 /// shards of a campaign merge to the campaign's report however they are
 /// split. Pickles as its ISA, program count and counts by bin name.
+///
+/// ```text
+/// >>> import xstore
+/// >>> c = xstore.coverage(xstore.gen("neuron", seed=5, count=12))
+/// >>> c.isa, c.programs, c.hit, c.reachable, c.holes[0]
+/// ('neuron', 12, 151, 295, 'opcode_walk:pseudo_tensor_store/single')
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Coverage {
     isa: &'static dyn Isa,
@@ -102,6 +110,14 @@ impl Coverage {
         to_py(py, &self.report().groups)
     }
     /// The counts of both (of one ISA): a new report.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> s = list(xstore.gen("neuron", seed=5, count=12))
+    /// >>> xstore.coverage(s[:6]).merge(xstore.coverage(s[6:])) == xstore.coverage(s)
+    /// True
+    ///
+    /// ```
     fn merge(&self, other: PyRef<'_, Self>) -> PyResult<Coverage> {
         self.merged(&other)
     }
@@ -125,11 +141,26 @@ impl Coverage {
     }
     /// The report as `xstore cover --json` prints it: `isa`, `programs`,
     /// `bins`, `reachable`, `hit`, `holes`, `unreachable`, `groups`, `counts`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> d = xstore.coverage("examples/neuron/store_u8_imm.toml").to_dict()
+    /// >>> d["isa"], d["programs"], d["hit"]
+    /// ('neuron', 1, 9)
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.report())
     }
     /// The report as `xstore cover` prints it: totals, each group, every
     /// hole with its meaning, the unreachable bins with their reasons.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> print(xstore.coverage([], isa="neuron").render().splitlines()[0])
+    /// neuron: 0 program(s); 0 of 295 reachable bins hit (0.0 %); 60 bin(s) unreachable
+    ///
+    /// ```
     fn render(&self) -> String {
         xstore_verify::cover::render(self.isa, &self.report())
     }
@@ -195,6 +226,14 @@ fn inputs_of(item: &Bound<'_, PyAny>, out: &mut Vec<Input>) -> PyResult<()> {
 /// Lines of `xstore gen`), or one of them, all of one ISA. `isa`, when
 /// given, is the ISA they must be of, and makes an empty iterable an empty
 /// report of it.
+///
+/// ```text
+/// >>> import xstore
+/// >>> c = xstore.coverage(["examples/neuron/store_u8_imm.toml", "examples/neuron/tensor_load.toml"])
+/// >>> c.programs, c.hit, xstore.coverage([], isa="q7").programs
+/// (2, 25, 0)
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (scenarios, *, isa=None))]
 pub fn coverage(

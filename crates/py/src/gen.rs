@@ -16,6 +16,14 @@ use xstore_verify::gen::{Campaign, GenScenario, Shard};
 const CONFIG: &str = "<config>";
 
 /// A campaign's scenarios, generated as they are asked for, in index order.
+///
+/// ```text
+/// >>> import xstore
+/// >>> g = xstore.gen("q7", seed=2, count=3)
+/// >>> len(g), next(g).name, len(g)
+/// (3, 'q7-2-000000', 2)
+///
+/// ```
 #[pyclass(module = "xstore")]
 pub struct Gen {
     campaign: Campaign,

@@ -66,6 +66,14 @@ type Refill = Box<dyn FnMut(Python<'_>) -> PyResult<Option<Py<PyAny>>> + Send + 
 /// `decode_into(data, inst)`: the instructions of a stream decoded at once
 /// (no Python object per instruction), each step putting the next one into
 /// the same `Instruction` object and returning it.
+///
+/// ```text
+/// >>> import xstore
+/// >>> it = xstore.q7.decode_into(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64") * 3)
+/// >>> len(it), next(it).text, len(it)
+/// (3, 'IVP_SV2NX8_IP v0, a3, 64', 2)
+///
+/// ```
 #[pyclass(module = "xstore")]
 pub struct DecodeInto {
     refill: Refill,

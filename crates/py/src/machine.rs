@@ -45,6 +45,14 @@ impl<M: Load<Owned: Send + Sync, Fault: Send> + Registers + Send + Sync + 'stati
 /// What `Machine.execute` did: the writes in commit order (those that fit
 /// its bound, and the count of all), the registers it changed, how it ended
 /// and how many instructions (PTO: blocks) completed, and why it stopped.
+///
+/// ```text
+/// >>> import xstore
+/// >>> fx = xstore.neuron.Machine().execute("tensor_store.u8 [0x10], num_elem=(2,1), imm=(1,2)")
+/// >>> fx.writes, fx.outcome, fx.executed, fx.stop, fx.write_count, fx.bytes_written
+/// ([(16, b'\x01\x02')], 'ok', 1, 'end', 1, 2)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Effects {
     log: WriteLog,
@@ -203,6 +211,14 @@ impl Effects {
     /// `fault` None, `regs` changed, `warnings`, the kept `writes`, no
     /// `dump` or `expect`), with the write counts: `write_count`,
     /// `bytes_written`, `writes_omitted`, `bytes_omitted`, `truncated`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> d = xstore.neuron.Machine().execute("tensor_store.u8 [0x10], num_elem=(2,1), imm=(1,2)").to_dict()
+    /// >>> d["outcome"], d["writes"], d["truncated"]
+    /// ('ok', [{'addr': 16, 'hex': '0102'}], False)
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let exec = xstore_core::report::Exec {
             outcome: if self.outcome == "pending" {
@@ -243,6 +259,15 @@ impl Effects {
 }
 
 /// The machine's registers as a mapping by name: `m.regs["r4"] = 7`.
+///
+/// ```text
+/// >>> import xstore
+/// >>> m = xstore.q7.Machine()
+/// >>> m.regs["a4"] = 0x1000
+/// >>> m.regs["a4"], "a4" in m.regs, len(m.regs), m.reg("a4")
+/// (4096, True, 68, 4096)
+///
+/// ```
 #[pyclass(module = "xstore", mapping)]
 pub struct Regs {
     machine: Py<PyAny>,
@@ -278,10 +303,26 @@ impl Regs {
         Ok(PyList::new(py, keys)?.try_iter()?.into_any().unbind())
     }
     /// Every register name, in report order.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> xstore.q7.Machine().regs.keys()[:3]
+    /// ['a0', 'a1', 'a2']
+    ///
+    /// ```
     fn keys(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         self.machine.call_method0(py, "reg_names")?.extract(py)
     }
     /// `(name, value)` for every register, in report order.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> m = xstore.neuron.Machine()
+    /// >>> m.regs["r1"] = 5
+    /// >>> m.regs.items()[:2]
+    /// [('r0', 0), ('r1', 5)]
+    ///
+    /// ```
     fn items(&self, py: Python<'_>) -> PyResult<Vec<(String, Py<PyAny>)>> {
         self.keys(py)?
             .into_iter()
@@ -292,6 +333,14 @@ impl Regs {
             .collect()
     }
     /// The register `name`, or `default`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> r = xstore.neuron.Machine().regs
+    /// >>> r.get("r3"), r.get("nope"), r.get("nope", -1)
+    /// (0, None, -1)
+    ///
+    /// ```
     #[pyo3(signature = (name, default=None))]
     fn get(&self, py: Python<'_>, name: &str, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
         let v = self.machine.call_method1(py, "reg", (name,))?;
@@ -714,6 +763,10 @@ macro_rules! machine_class {
                 $crate::machine::Regs::new(slf.clone().into_any().unbind())
             }
             /// The register `name` (int, or bytes for a wide one), or None.
+            ///
+            #[doc = concat!("```text\n>>> import ", $module, "\n>>> m = ", $module, ".Machine()\n\
+                >>> name = m.reg_names()[2]\n>>> m.set_reg(name, 7)\n\
+                >>> m.reg(name), m.reg(\"nope\")\n(7, None)\n\n```")]
             fn reg(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
                 match xstore_core::step::Registers::reg(&self.arch, name) {
                     Some(v) => $crate::conv::reg_to_py(py, &v),
@@ -721,12 +774,20 @@ macro_rules! machine_class {
                 }
             }
             /// Set the register `name` to `value` (int; bytes or hex text for a wide one).
+            ///
+            #[doc = concat!("```text\n>>> import ", $module, "\n>>> m = ", $module, ".Machine()\n\
+                >>> name = m.reg_names()[2]\n>>> m.set_reg(name, 0x10)\n\
+                >>> m.regs[name]\n16\n\n```")]
             fn set_reg(&mut self, py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
                 let v = $crate::conv::reg_from_py(value)?;
                 xstore_core::step::Registers::set_reg(&mut self.arch, name, v)
                     .map_err(|d| $crate::conv::input_error(py, &d))
             }
             /// Every register name, in report order.
+            ///
+            #[doc = concat!("```text\n>>> import ", $module, "\n>>> m = ", $module, ".Machine()\n\
+                >>> m.reg_names() == list(m.regs), m.reg(m.reg_names()[-1]) is not None\n\
+                (True, True)\n\n```")]
             fn reg_names(&self) -> Vec<String> {
                 xstore_core::step::Registers::reg_names(&self.arch)
             }

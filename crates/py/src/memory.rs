@@ -110,6 +110,19 @@ impl Memory {
     /// `n` bytes from `addr`, at most 16 MiB (a longer read is an
     /// `xstore.InputError`); an unmapped byte raises `xstore.Fault`. Both are
     /// found before anything is allocated.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> mem = xstore.Memory([(0x1000, 0x100, "rw")])
+    /// >>> mem.read(0x10fe, 2)
+    /// b'\x00\x00'
+    /// >>> try:
+    /// ...     mem.read(0x10ff, 2)
+    /// ... except xstore.Fault as f:
+    /// ...     print(f.kind, hex(f.address))
+    /// unmapped 0x1100
+    ///
+    /// ```
     fn read<'py>(&self, py: Python<'py>, addr: u64, n: u64) -> PyResult<Bound<'py, PyBytes>> {
         xstore_core::isa::check_read_len("read", addr, n).or_input(py)?;
         self.mem
@@ -126,6 +139,15 @@ impl Memory {
     /// Write `data` (bytes-like) at `addr`: initialisation, outside any
     /// instruction (read-only regions too; no hook is called). An unmapped
     /// byte raises `xstore.Fault` and writes nothing.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> mem = xstore.Memory([(0, 0x100, "r")])
+    /// >>> mem.write(0x10, bytearray(b"ab"))
+    /// >>> mem.read(0x10, 3)
+    /// b'ab\x00'
+    ///
+    /// ```
     fn write(&mut self, py: Python<'_>, addr: u64, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let mem = &mut self.mem;
         with_bytes(data, |b| mem.load(addr, b))?.map_err(|f| access_fault(py, f))

@@ -13,6 +13,14 @@ use xstore_neuron::Instruction as Inst;
 /// One 64-byte Neuron instruction (TensorStore, TensorLoad, a pseudo form or
 /// a recognised but not modelled opcode). Equal, and of equal hash, when
 /// their bytes are; `repr` is the `decode` call that makes it again.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+/// >>> i.text, hex(i.opcode), i.fields["dtype"]
+/// ('tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)', '0xab', '0x03')
+///
+/// ```
 #[pyclass(name = "Instruction", module = "xstore.neuron")]
 pub struct Instruction(pub Inst);
 
@@ -46,6 +54,14 @@ impl Instruction {
         reduce(self, py)
     }
     /// The instruction's 64 bytes (also `bytes(i)`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+    /// >>> len(i.encode()), i.encode()[:1], i.encode() == bytes(i)
+    /// (64, b'\xab', True)
+    ///
+    /// ```
     fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.encode())
     }
@@ -55,10 +71,27 @@ impl Instruction {
         self.0.to_string()
     }
     /// Every field with its byte range, raw value, meaning and provenance.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+    /// >>> e = i.explain()
+    /// >>> e.title, e.fields[0].bits
+    /// ('TENSOR_STORE (0xab)', 'byte 0')
+    ///
+    /// ```
     fn explain(&self) -> Explanation {
-        Explanation(self.0.explain())
+        Explanation(self.0.explain(), "neuron")
     }
     /// Every check by its specification name.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_store.u32 [0x1002], num_elem=(1,1), imm=(7)"))
+    /// >>> i.validate().valid, i.validate().failed
+    /// (False, ['valid_start_addr'])
+    ///
+    /// ```
     fn validate(&self, py: Python<'_>) -> PyResult<Validation> {
         Ok(Validation(self.0.validate().or_input(py)?))
     }
@@ -168,7 +201,11 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     Ok(crate::reports::verdict(data, "neuron", n, invalid))
 }
 
-crate::rust_check_rate!(xstore_neuron);
+crate::rust_check_rate!(
+    xstore_neuron,
+    "neuron",
+    "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"
+);
 
 crate::machine_class!(
     Machine,

@@ -14,6 +14,14 @@ use xstore_pto::{TileSpec, Word};
 /// One PTO command word (a TSTORE is a block of them, BSTART … BSTOP).
 /// Equal, and of equal hash, when their bytes are; `repr` is the `decode`
 /// call that makes it again.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [w, *_] = xstore.pto.decode(xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP"))
+/// >>> w.text, w.is_stop, w.fields["DataType"]
+/// ('BSTART.TSTORE U8', False, '0x1b')
+///
+/// ```
 #[pyclass(name = "Instruction", module = "xstore.pto")]
 pub struct Instruction(pub Word);
 
@@ -47,6 +55,14 @@ impl Instruction {
         reduce(self, py)
     }
     /// The word's bytes (2 or 4, little-endian as in memory; also `bytes(i)`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [w] = xstore.pto.decode(xstore.asm("pto", "BSTOP"))
+    /// >>> w.encode(), bytes(w) == w.encode()
+    /// (b'\x01\x00\x00\x00', True)
+    ///
+    /// ```
     fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.encode())
     }
@@ -56,11 +72,28 @@ impl Instruction {
         self.0.to_string()
     }
     /// Every field: bits, raw value, meaning and provenance.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [w] = xstore.pto.decode(xstore.asm("pto", "BSTART.TSTORE U8"))
+    /// >>> f = w.explain().fields[0]
+    /// >>> f.name, f.bits, f.meaning
+    /// ('DataType', '31:27', 'element data type = U8 (8-bit)')
+    ///
+    /// ```
     fn explain(&self) -> Explanation {
-        Explanation(self.0.explain())
+        Explanation(self.0.explain(), "pto")
     }
     /// `validate` of the word as a stream of its own (a block is validated
     /// whole: `xstore.validate("pto", block_bytes)`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [w] = xstore.pto.decode(xstore.asm("pto", "BSTOP"))
+    /// >>> w.validate().valid, w.validate().failed
+    /// (False, ['Fault_BundleControl: block_delimited', 'Fault_BundleControl: one_source_domain'])
+    ///
+    /// ```
     fn validate(&self, py: Python<'_>) -> PyResult<Validation> {
         Ok(Validation(
             xstore_pto::validate(&self.0.encode()).or_input(py)?,
@@ -122,6 +155,13 @@ fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>>
 /// Decode a stream as `decode` does, then step through it putting each
 /// command word into the one object `inst` (a new one when None), which
 /// each step returns: no object per word.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [w.text for w in xstore.pto.decode_into(xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP"))]
+/// ['BSTART.TSTORE U8', 'B.IOT T#1, mask=1000, last', 'BSTOP']
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (data, inst=None))]
 fn decode_into(
@@ -139,6 +179,14 @@ fn decode_into(
 
 /// Decode and validate a stream in one call: a `Verdict` over its blocks
 /// (`.invalid` holds block indices; `.details()` gives every check).
+///
+/// ```text
+/// >>> import xstore
+/// >>> v = xstore.pto.check(xstore.asm("pto", "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP") * 2)
+/// >>> v.count, v.valid, v.invalid
+/// (2, True, [])
+///
+/// ```
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     let (n, invalid) = with_bytes(data, |b| {
@@ -217,7 +265,11 @@ impl SpecArgs {
     }
 }
 
-crate::rust_check_rate!(xstore_pto);
+crate::rust_check_rate!(
+    xstore_pto,
+    "pto",
+    "BSTART.TSTORE U8; B.IOT T#1, mask=1000, last; BSTOP"
+);
 
 crate::machine_class!(
     Machine,
@@ -225,13 +277,28 @@ crate::machine_class!(
     xstore_pto::Machine,
     xstore_pto::isa(),
     "The PTO machine: 4 PEs with their GPRs (`pe0.a0`) and Local tiles, the \
-     Shared tiles, and a memory (the profile's by default).",
+     Shared tiles, and a memory (the profile's by default).\n\n```text\n>>> import xstore\n\
+     >>> m = xstore.pto.Machine()\n\
+     >>> m.set_tile(0, \"T#1\", dtype=\"U8\", capacity=128, cols=8, valid_rows=1, valid_cols=2, data=[1, 2])\n\
+     >>> m.regs[\"pe0.a0\"] = 0x100\n\
+     >>> m.execute(\"BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP\").writes\n\
+     [(256, b'\\x01\\x02')]\n\n```",
     xstore_pto::Machine::new(),
     {
         /// Set PE `pe`'s Local tile register `reg` (`"T#1"` … `"N#16"`) from
         /// the `[[tile]]` scenario keys; `data` is the valid elements
         /// row-major (a sequence of ints, bytes, or a NumPy array),
         /// `payload` the physical bytes instead.
+        ///
+        /// ```text
+        /// >>> from xstore import pto
+        /// >>> m = pto.Machine()
+        /// >>> m.set_tile(1, "T#2", dtype="U8", capacity=128, cols=8, valid_rows=2, valid_cols=2,
+        /// ...            data=[1, 2, 3, 4])
+        /// >>> m.tile(1, "T#2").data, m.tile(1, "T#2").shape
+        /// ([1, 2, 3, 4], (2, 2))
+        ///
+        /// ```
         #[pyo3(signature = (pe, reg, *, dtype, capacity, cols, valid_rows, valid_cols, layout=None, location=None, data=None, payload=None, undefined=Vec::new()))]
         #[allow(clippy::too_many_arguments)]
         fn set_tile(
@@ -283,6 +350,15 @@ crate::machine_class!(
         }
 
         /// A copy of Shared tile `id` (0..63), or None when it is not allocated.
+        ///
+        /// ```text
+        /// >>> from xstore import pto
+        /// >>> m = pto.Machine()
+        /// >>> m.set_shared(2, dtype="U8", capacity=128, cols=16, valid_rows=1, valid_cols=3, data=b"xyz")
+        /// >>> m.shared(2).data, m.shared(2).published, m.shared(3)
+        /// ([120, 121, 122], True, None)
+        ///
+        /// ```
         fn shared(&self, py: Python<'_>, id: usize) -> PyResult<Option<crate::tile::Tile>> {
             let t = self.arch.shared_at(id).map_err(|e| tile_error(py, e))?;
             Ok(t.map(|t| crate::tile::Tile {
@@ -293,6 +369,17 @@ crate::machine_class!(
 
         /// Set Shared tile `id` (0..63) from the `[[shared]]` scenario keys,
         /// published or not; `data` and `payload` as for `set_tile`.
+        ///
+        /// ```text
+        /// >>> from xstore import pto
+        /// >>> m = pto.Machine()
+        /// >>> m.set_shared(5, dtype="U16", capacity=128, cols=8, valid_rows=1, valid_cols=2, data=[1, 2],
+        /// ...              published=False)
+        /// >>> t = m.shared(5)
+        /// >>> t.dtype, t.data, t.published, bytes(t)[:4]
+        /// ('U16', [1, 2], False, b'\x01\x00\x02\x00')
+        ///
+        /// ```
         #[pyo3(signature = (id, *, dtype, capacity, cols, valid_rows, valid_cols, published=true, layout=None, location=None, data=None, payload=None, undefined=Vec::new()))]
         #[allow(clippy::too_many_arguments)]
         fn set_shared(

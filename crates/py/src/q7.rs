@@ -15,6 +15,14 @@ use xstore_q7::{Bundle, Misaligned, Options};
 /// keeps its bytes and prints as `.byte`). Equal, and of equal hash, when
 /// their bytes are (a bundle without public bytes: when its text is);
 /// `repr` is the `decode` (or `assemble`) call that makes it again.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [b] = xstore.q7.decode(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64"))
+/// >>> b.text, list(b.fields)[:2], b == xstore.q7.assemble(b.text)[0]
+/// ('IVP_SV2NX8_IP v0, a3, 64', ['format', 'imm4'], True)
+///
+/// ```
 #[pyclass(name = "Instruction", module = "xstore.q7")]
 pub struct Instruction(pub Bundle);
 
@@ -52,6 +60,19 @@ impl Instruction {
     }
     /// The bundle's 8 bytes (also `bytes(i)`); an InputError for a bundle
     /// with no public encoding.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [b] = xstore.q7.assemble("IVP_SV2NX8_IP v0, a3, 64")
+    /// >>> b.encode().hex()
+    /// '1f03049c945e9c02'
+    /// >>> try:
+    /// ...     xstore.q7.assemble("IVP_ZALIGN u0")[0].encode()
+    /// ... except xstore.InputError as e:
+    /// ...     print(e.kind)
+    /// encoding
+    ///
+    /// ```
     fn encode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let b = self
             .0
@@ -67,8 +88,16 @@ impl Instruction {
     /// The bundle explained in one: its bytes field by field (public
     /// bytes), else its operations' roster facts (several operations: their
     /// rows named `op0.…`, `op1.…`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [b] = xstore.q7.decode(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64"))
+    /// >>> [f.name for f in b.explain().fields][:3]
+    /// ['format', 'imm4', 'ar_base']
+    ///
+    /// ```
     fn explain(&self) -> Explanation {
-        Explanation(self.0.explain())
+        Explanation(self.0.explain(), "q7")
     }
     /// The decoded fields by name (`explain()`'s field names, raw values as hex text).
     #[getter]
@@ -76,6 +105,14 @@ impl Instruction {
         crate::inst::fields(py, self.0.explain())
     }
     /// Every check by name.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [b] = xstore.q7.assemble("IVP_SV2NX8_IP v0, a3, 64")
+    /// >>> b.validate().valid
+    /// True
+    ///
+    /// ```
     fn validate(&self) -> Validation {
         Validation(self.0.validate())
     }
@@ -125,6 +162,13 @@ fn decode(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Instruction>>
 /// Decode a stream as `decode` does, then step through it putting each
 /// bundle into the one object `inst` (a new one when None), which each step
 /// returns: no object per bundle.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [b.text for b in xstore.q7.decode_into(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64") * 2)]
+/// ['IVP_SV2NX8_IP v0, a3, 64', 'IVP_SV2NX8_IP v0, a3, 64']
+///
+/// ```
 #[pyfunction]
 #[pyo3(signature = (data, inst=None))]
 fn decode_into(
@@ -159,6 +203,14 @@ fn assemble(py: Python<'_>, text: &str) -> PyResult<Vec<Instruction>> {
 
 /// Decode and validate a stream in one call: a `Verdict` over its bundles
 /// (`.details()` gives every check).
+///
+/// ```text
+/// >>> import xstore
+/// >>> v = xstore.q7.check(xstore.asm("q7", "IVP_SV2NX8_IP v0, a3, 64") * 4)
+/// >>> v.count, v.valid
+/// (4, True)
+///
+/// ```
 #[pyfunction]
 fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     let (n, invalid) = with_bytes(data, |b| {
@@ -171,7 +223,7 @@ fn check(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Verdict> {
     Ok(crate::reports::verdict(data, "q7", n, invalid))
 }
 
-crate::rust_check_rate!(xstore_q7);
+crate::rust_check_rate!(xstore_q7, "q7", "IVP_SV2NX8_IP v0, a3, 64");
 
 crate::machine_class!(
     Machine,
@@ -179,7 +231,10 @@ crate::machine_class!(
     xstore_q7::Machine,
     xstore_q7::isa(),
     "The Vision-Q7 state: a0..a15, v0..v31 (64 bytes), vb0..vb15, u0..u3, \
-     and a memory (the flat 32-bit profile by default).",
+     and a memory (the flat 32-bit profile by default).\n\n```text\n>>> import xstore\n\
+     >>> m = xstore.q7.Machine()\n>>> m.regs[\"a3\"] = 0x100\n\
+     >>> fx = m.execute(\"IVP_SV2NX8_IP v0, a3, 64\")\n\
+     >>> [(a, len(d)) for a, d in fx.writes], fx.regs\n([(256, 64)], {'a3': 320})\n\n```",
     xstore_q7::Machine::default(),
     {
         /// The misaligned-address policy: `"round_down"` (the default) or `"fault"`.

@@ -27,14 +27,19 @@ pub fn check_rate(data: &Bound<'_, PyAny>, rounds: usize, check: CheckStream) ->
     })
 }
 
-/// A `rust_check_rate(data, rounds=5)` function for one ISA module.
+/// A `rust_check_rate(data, rounds=5)` function for one ISA module: its
+/// crate, its name and an instruction's text (the docstring's example).
 #[macro_export]
 macro_rules! rust_check_rate {
-    ($krate:ident) => {
+    ($krate:ident, $isa:literal, $text:literal) => {
         /// The Rust rate of the work behind `check`, measured here: decode and
         /// check every unit of `data`, in a Rust loop, `rounds` times; returns
         /// the best units per second (0 when `data` does not decode). For
         /// `python/bench.py`'s ratio.
+        ///
+        #[doc = concat!("```text\n>>> import xstore\n>>> b = xstore.asm(\"", $isa, "\", \"", $text, "\")\n\
+            >>> xstore.", $isa, ".rust_check_rate(b * 100, rounds=1) > 0\nTrue\n\
+            >>> xstore.", $isa, ".rust_check_rate(b\"\\xff\", rounds=1)\n0.0\n\n```")]
         #[pyfunction]
         #[pyo3(signature = (data, rounds=5))]
         fn rust_check_rate(data: &Bound<'_, PyAny>, rounds: usize) -> PyResult<f64> {

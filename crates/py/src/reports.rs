@@ -33,6 +33,15 @@ fn py_opt(b: Option<bool>) -> &'static str {
 }
 
 /// One field of an explained instruction.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [e] = xstore.explain("neuron", xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+/// >>> f = e.fields[0]
+/// >>> f.name, f.bits, f.raw, f.span
+/// ('header.opcode', 'byte 0', '0xab', {'kind': 'value', 'lsb': 0, 'width': 8})
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Field(pub report::ExplainField);
 
@@ -80,6 +89,15 @@ impl Field {
         to_py(py, &self.0.span)
     }
     /// The field as the command line's JSON shows it.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [e] = xstore.explain("pto", xstore.asm("pto", "BSTOP"))
+    /// >>> d = e.fields[0].to_dict()
+    /// >>> d["name"], d["bits"], d["span"]
+    /// ('opcode', '31:0', {'kind': 'constant', 'lsb': 0, 'width': 32})
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
     }
@@ -92,9 +110,27 @@ impl Field {
 }
 
 /// `explain` of one instruction (or mnemonic): every field with its bit
-/// range, raw value, meaning and provenance.
+/// range, raw value, meaning and provenance; and the ISA that explained it
+/// (its name), which draws its diagram.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [e] = xstore.explain("pto", xstore.asm("pto", "BSTOP"))
+/// >>> e.title, e.hex, [f.name for f in e.fields][:2]
+/// ('BSTOP', '01000000', ['opcode'])
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
-pub struct Explanation(pub report::Explanation);
+pub struct Explanation(pub report::Explanation, pub &'static str);
+
+impl Explanation {
+    /// The diagrams of this explanation, as `explain --format wavedrom|svg`
+    /// draws them (an InputError, the command's, when it has no bits).
+    fn diagrams(&self, py: Python<'_>) -> PyResult<Vec<xstore_viz::Diagram>> {
+        let isa = find_isa(py, self.1)?;
+        xstore_viz::explain_diagrams(isa, vec![self.0.clone()]).or_input(py)
+    }
+}
 
 #[pymethods]
 impl Explanation {
@@ -102,7 +138,9 @@ impl Explanation {
         reduce(self, py)
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
+        other
+            .cast::<Self>()
+            .is_ok_and(|o| o.get().0 == self.0 && o.get().1 == self.1)
     }
     fn __hash__(&self) -> u64 {
         json_hash(&self.0)
@@ -128,8 +166,57 @@ impl Explanation {
         self.0.notes.clone()
     }
     /// The explanation as the command line's JSON shows it.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [e] = xstore.explain("pto", "01000000")
+    /// >>> e.to_dict()["title"], e.to_dict() == xstore.explain("pto", b"\x01\0\0\0")[0].to_dict()
+    /// ('BSTOP', True)
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
+    }
+    /// The instruction's bit fields as a WaveDrom `reg` diagram (a dict):
+    /// the element of `xstore ISA explain --format wavedrom`'s JSON array
+    /// for this instruction (`json.dumps` gives WaveJSON). A Q7 instruction
+    /// given as text is drawn from its bytes; one with no bits to draw (a
+    /// bare mnemonic) raises InputError, the command's error.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [e] = xstore.explain("q7", "IVP_SV2NX8_IP v0, a3, 64")
+    /// >>> d = e.to_wavedrom()
+    /// >>> d["config"]["bits"], d["reg"][0]
+    /// (64, {'attr': 'format', 'bits': 4, 'name': "4'b1111"})
+    ///
+    /// ```
+    fn to_wavedrom(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let waves: Vec<serde_json::Value> =
+            self.diagrams(py)?.iter().map(|d| d.to_wavejson()).collect();
+        match <[serde_json::Value; 1]>::try_from(waves) {
+            Ok([one]) => to_py(py, &one),
+            Err(many) => to_py(py, &many),
+        }
+    }
+    /// The bit-field diagram as a standalone SVG document (text), as
+    /// `xstore ISA explain --format svg` draws this instruction; an
+    /// InputError as `to_wavedrom()`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [e] = xstore.explain("pto", xstore.asm("pto", "BSTOP"))
+    /// >>> e.to_svg()[:40]
+    /// '<svg xmlns="http://www.w3.org/2000/svg" '
+    /// >>> try:
+    /// ...     xstore.explain("q7", "IVP_SA2NX8_IP")[0].to_svg()
+    /// ... except xstore.InputError as err:
+    /// ...     print(err.message)
+    /// `IVP_SA2NX8_IP` has no bit fields to draw: it is explained without bytes
+    ///
+    /// ```
+    fn to_svg(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(xstore_viz::svg(&self.diagrams(py)?))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -141,6 +228,15 @@ impl Explanation {
 }
 
 /// One validation check.
+///
+/// ```text
+/// >>> import xstore
+/// >>> v = xstore.validate("neuron", xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+/// >>> c = v.checks[0]
+/// >>> c.name, c.passed, c.origin
+/// ('has_valid_neuron_header', True, 'spec')
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Check(pub report::Check);
 
@@ -182,6 +278,14 @@ impl Check {
         &self.0.detail
     }
     /// The check as the command line's JSON shows it.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> v = xstore.validate("neuron", xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)"))
+    /// >>> sorted(v.checks[0].to_dict())
+    /// ['detail', 'name', 'origin', 'passed']
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
     }
@@ -191,6 +295,14 @@ impl Check {
 }
 
 /// `validate`'s verdict with every check.
+///
+/// ```text
+/// >>> import xstore
+/// >>> v = xstore.validate("neuron", xstore.asm("neuron", "tensor_store.u32 [0x1002], num_elem=(1,1), imm=(7)"))
+/// >>> v.valid, v.failed, bool(v)
+/// (False, ['valid_start_addr'], False)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Validation(pub report::Validation);
 
@@ -221,6 +333,14 @@ impl Validation {
         self.0.checks.iter().cloned().map(Check).collect()
     }
     /// The verdict as the command line's JSON shows it.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> d = xstore.validate("neuron", xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)")).to_dict()
+    /// >>> d["valid"], d["failed"], d["checks"][0]["name"]
+    /// (True, [], 'has_valid_neuron_header')
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
     }
@@ -239,6 +359,15 @@ impl Validation {
 /// A stream's verdict without a Python object per check: the number of
 /// units (instructions; PTO: blocks), the indices of the invalid ones, and
 /// the full report on demand.
+///
+/// ```text
+/// >>> import xstore
+/// >>> bad = xstore.asm("neuron", "tensor_store.u32 [0x1002], num_elem=(1,1), imm=(7)")
+/// >>> v = xstore.neuron.check(xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)") * 2 + bad)
+/// >>> v.count, v.valid, v.invalid, len(v)
+/// (3, False, [2], 3)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Verdict {
     pub isa: &'static str,
@@ -287,6 +416,14 @@ impl Verdict {
     /// The full report of the stream, `xstore.validate(isa, data)`, read
     /// from the object that was checked (a bytearray changed since is read
     /// as it is now).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> bad = xstore.asm("neuron", "tensor_store.u32 [0x1002], num_elem=(1,1), imm=(7)")
+    /// >>> xstore.neuron.check(bad).details().failed
+    /// ['valid_start_addr']
+    ///
+    /// ```
     fn details(&self, py: Python<'_>) -> PyResult<Validation> {
         let isa = find_isa(py, self.isa)?;
         let v = with_bytes(self.data.bind(py), |b| py.detach(|| isa.validate(b)))?.or_input(py)?;
@@ -300,6 +437,13 @@ impl Verdict {
     }
     /// `{"isa", "count", "valid", "invalid"}` (`details().to_dict()` is
     /// `xstore ISA validate --json` of the stream).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> xstore.neuron.check(xstore.asm("neuron", "tensor_store.u8 [0x100], num_elem=(4,1), imm=(1,2,3,4)") * 2).to_dict()
+    /// {'isa': 'neuron', 'count': 2, 'valid': True, 'invalid': []}
+    ///
+    /// ```
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("isa", self.isa)?;
@@ -318,6 +462,14 @@ impl Verdict {
 }
 
 /// One lint finding.
+///
+/// ```text
+/// >>> import xstore
+/// >>> f = xstore.lint("examples/q7/source_s4.toml")[-1]
+/// >>> f.rule, f.severity, f.line
+/// ('valign_pending_at_end', 'warning', 14)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Finding(pub report::Finding);
 
@@ -358,6 +510,14 @@ impl Finding {
         self.0.instruction
     }
     /// The finding as the command line's JSON shows it.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> f = xstore.lint("examples/q7/source_s4.toml")[-1]
+    /// >>> f.to_dict()["rule"], f.to_dict()["line"]
+    /// ('valign_pending_at_end', 14)
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
     }
@@ -367,6 +527,14 @@ impl Finding {
 }
 
 /// The fault that stopped a scenario run.
+///
+/// ```text
+/// >>> import xstore
+/// >>> f = xstore.run("examples/q7/unmapped_fault.toml").fault
+/// >>> f.kind, hex(f.address), f.instruction
+/// ('unmapped', '0x10100', 1)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct FaultInfo(pub report::FaultReport);
 
@@ -407,6 +575,14 @@ impl FaultInfo {
         self.0.instruction
     }
     /// The fault as `xstore run --json` shows it (its `fault` object).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> f = xstore.run("examples/q7/unmapped_fault.toml").fault
+    /// >>> f.to_dict()["kind"], f.to_dict()["address"]
+    /// ('unmapped', 65792)
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
     }
@@ -422,6 +598,14 @@ impl FaultInfo {
 }
 
 /// The verdict of a scenario's `[expect]` block.
+///
+/// ```text
+/// >>> import xstore
+/// >>> e = xstore.run("examples/neuron/store_u8_imm.toml").expect
+/// >>> e.passed, e.failures
+/// (True, [])
+///
+/// ```
 #[pyclass(module = "xstore", frozen, get_all)]
 pub struct Expect {
     /// True when every expectation holds.
@@ -444,6 +628,13 @@ impl Expect {
         json_hash(&(self.passed, &self.failures))
     }
     /// The verdict as `xstore run --json` shows it (its `expect` object).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> xstore.run("examples/neuron/store_u8_imm.toml").expect.to_dict()
+    /// {'failures': [], 'passed': True}
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let v = report::ExpectVerdict {
             failures: self.failures.clone(),
@@ -462,6 +653,14 @@ impl Expect {
 
 /// The result of a scenario run, as `xstore run --json` reports it; its
 /// writes kept while they fit the call's bound.
+///
+/// ```text
+/// >>> import xstore
+/// >>> r = xstore.run("examples/neuron/store_u8_imm.toml")
+/// >>> r.outcome, r.executed, r.writes, r.truncated
+/// ('ok', 1, [(256, b'\x01\x02\x03\x04\xfe\xff\x10\x00')], False)
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Run {
     exec: report::Exec,
@@ -559,6 +758,14 @@ impl Run {
     }
     /// The run as `xstore run --json` prints it (its `writes` those of
     /// `.writes`: the first ones only when `truncated`).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> d = xstore.run("examples/neuron/store_u8_imm.toml").to_dict()
+    /// >>> d["outcome"], d["executed"], d["fault"]
+    /// ('ok', 1, None)
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let dump = self
             .dump
@@ -608,7 +815,22 @@ macro_rules! json_pickled {
     )*};
 }
 
-json_pickled!(Field, Explanation, Check, Validation, Finding, FaultInfo);
+json_pickled!(Field, Check, Validation, Finding, FaultInfo);
+
+impl Pickled for Explanation {
+    const KIND: &'static str = "Explanation";
+    /// `(isa, the core report's JSON)`.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok((self.1, json_state(py, &self.0)?)
+            .into_pyobject(py)?
+            .into_any())
+    }
+    fn restore(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (isa, ex): (String, Bound<'_, PyAny>) = state.extract()?;
+        let isa = xstore_isas::lookup(&isa).map_err(|d| bad_state(&d.message))?;
+        Ok(Explanation(from_json(&ex)?, isa.name()))
+    }
+}
 
 impl Pickled for Expect {
     const KIND: &'static str = "Expect";
@@ -730,7 +952,7 @@ fn explain(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<E
         Err(_) => with_bytes(data, xstore_core::hex::encode)?,
     };
     let ex = isa.explain(&arg).or_input(py)?;
-    Ok(ex.into_iter().map(Explanation).collect())
+    Ok(ex.into_iter().map(|e| Explanation(e, isa.name())).collect())
 }
 
 /// Validate `data` (bytes-like): the verdict and every check.

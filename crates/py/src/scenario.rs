@@ -31,6 +31,14 @@ pub struct ScenarioData {
 
 /// A generated scenario: its name, its TOML text (with the `[expect]` block
 /// that is the model's result) and what the generator meant it to do.
+///
+/// ```text
+/// >>> import xstore
+/// >>> [s] = xstore.gen("neuron", seed=5)
+/// >>> s.name, s.isa, s.seed, s.index, s.intent
+/// ('neuron-5-000000', 'neuron', 5, 0, 'complete')
+///
+/// ```
 #[pyclass(module = "xstore", frozen)]
 pub struct Scenario(pub ScenarioData);
 
@@ -82,6 +90,15 @@ impl Scenario {
         &self.0.scenario
     }
     /// Run it, as `xstore.run(scenario, **kwargs)` (errors name the scenario).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [s] = xstore.gen("neuron", seed=5)
+    /// >>> r = s.run(keep_bytes=0)
+    /// >>> r.outcome, r.expect.passed, r.writes
+    /// ('ok', True, [])
+    ///
+    /// ```
     #[pyo3(signature = (**kwargs))]
     fn run(slf: &Bound<'_, Self>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let run = slf.py().import("xstore._native")?.getattr("run")?;
@@ -89,6 +106,14 @@ impl Scenario {
     }
     /// The scenario as a line of `xstore gen`'s JSON Lines: `name`, `isa`,
     /// `seed`, `index`, `intent`, `streams` and `scenario` (the text).
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [s] = xstore.gen("neuron", seed=5)
+    /// >>> sorted(s.to_dict())
+    /// ['index', 'intent', 'isa', 'name', 'scenario', 'seed', 'streams']
+    ///
+    /// ```
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.0)
     }

@@ -236,6 +236,17 @@ impl Tile {
     /// (needs NumPy): FP64, FP32, FP16 and the signed and unsigned integer
     /// types as their NumPy dtypes, S4X2 as int8; the other types as their raw
     /// bits, unsigned of the element's width (4-bit types one per byte).
+    ///
+    /// ```text
+    /// >>> from xstore import pto
+    /// >>> m = pto.Machine()
+    /// >>> m.set_tile(0, "T#1", dtype="FP16", capacity=128, cols=8, valid_rows=1, valid_cols=2,
+    /// ...            data=[0x3c00, 0x4000])
+    /// >>> a = m.tile(0, "T#1").to_numpy()
+    /// >>> a.dtype.name, a.tolist()
+    /// ('float16', [[1.0, 2.0]])
+    ///
+    /// ```
     fn to_numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let np = py.import("numpy")?;
         let s = self.tile.shape();
@@ -262,6 +273,16 @@ impl Tile {
     /// `dtype`, `capacity`, `cols`, `valid_rows`, `valid_cols`, `layout`,
     /// `location`, `data`, `undefined`, `payload` (hex), and `published` for a
     /// Shared tile.
+    ///
+    /// ```text
+    /// >>> from xstore import pto
+    /// >>> m = pto.Machine()
+    /// >>> m.set_tile(0, "T#1", dtype="U8", capacity=128, cols=8, valid_rows=1, valid_cols=2, data=[7, 8])
+    /// >>> d = m.tile(0, "T#1").to_dict()
+    /// >>> d["dtype"], d["data"], d["layout"], d["payload"][:4]
+    /// ('U8', [7, 8], 'row_major', '0708')
+    ///
+    /// ```
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let s = self.tile.shape();

@@ -304,8 +304,7 @@ async fn diagram(
         let name = input_name(&req.name);
         hex::decode_input(&req.hex, &name)?;
         let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
-        let ex = xstore_viz::wave::drawable(isa, ex).map_err(|d| d.in_file(&name))?;
-        let diagrams: Vec<xstore_viz::Diagram> = ex.iter().map(xstore_viz::diagram).collect();
+        let diagrams = xstore_viz::explain_diagrams(isa, ex).map_err(|d| d.in_file(&name))?;
         let waves: Vec<Value> = diagrams.iter().map(|d| d.to_wavejson()).collect();
         let svgs: Vec<Value> = diagrams
             .iter()

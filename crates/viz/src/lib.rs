@@ -5,6 +5,9 @@
 //!   the numeric spans `explain` fills from each ISA's field table;
 //!   [`wavejson`] writes it as a WaveDrom `reg` diagram and [`svg`] draws
 //!   diagrams as one standalone SVG ([`reg_svg`] draws any WaveJSON `reg`).
+//!   [`explain_diagrams`] is the one rule of which explanations are drawn
+//!   (`explain --format wavedrom|svg`, the explorer, the Python package's
+//!   `Explanation.to_wavedrom()` and `to_svg()`).
 //! - [`trace()`] (and [`trace_cancellable`], which another thread can stop): a scenario's run instruction by instruction (each
 //!   instruction's text, bytes, writes and changed registers, as the ISA's
 //!   executor attributes them); [`memory_map_svg`] draws the memory it
@@ -56,4 +59,4 @@ pub use cover::coverage_html;
 pub use html::report_html;
 pub use map::memory_map_svg;
 pub use trace::{trace, trace_cancellable, PendingRange, Trace, UnitRecord, UnitStatus};
-pub use wave::{diagram, reg_svg, svg, wavejson, Diagram};
+pub use wave::{diagram, explain_diagrams, reg_svg, svg, wavejson, Diagram};

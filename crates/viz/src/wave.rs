@@ -551,3 +551,11 @@ pub fn drawable(isa: &dyn Isa, ex: Vec<Explanation>) -> Result<Vec<Explanation>,
     }
     Ok(drawn)
 }
+
+/// The diagrams of `explain --format wavedrom|svg` for `ex`: each of its
+/// [`drawable`] explanations as its [`diagram`] (the CLI prints them as a
+/// JSON array of [`Diagram::to_wavejson`], or as one [`svg`]; the Python
+/// `Explanation.to_wavedrom()` and `to_svg()` draw one explanation so).
+pub fn explain_diagrams(isa: &dyn Isa, ex: Vec<Explanation>) -> Result<Vec<Diagram>, Diagnostic> {
+    Ok(drawable(isa, ex)?.iter().map(diagram).collect())
+}
