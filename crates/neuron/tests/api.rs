@@ -301,3 +301,21 @@ fn a_load_tells_its_trace_what_it_read_after_every_read_succeeded() {
     assert_eq!((f.kind(), f.address()), ("unmapped", Some(0x200)));
     assert_eq!((t.0.len(), t.1), (0, 1));
 }
+
+/// The stepping layer's loader is the ISA's own assembler and decoder: the
+/// same instructions from text and from their bytes, and a stream cut short
+/// refused with the decoder's hint.
+#[test]
+fn the_loader_is_the_assembler_and_the_decoder() {
+    use xstore_core::step::Load;
+    let text = "tensor_store.u8 [0x0], num_elem=(1,1), imm=(1)\n\
+                tensor_store.u8 [0x40], num_elem=(2,1), imm=(7,9)";
+    let p = assemble(text).unwrap();
+    assert_eq!(p.len(), 2);
+    assert_eq!(<Machine as Load>::assemble(text).unwrap(), p);
+    let bytes: Vec<u8> = p.iter().flat_map(|i| i.encode()).collect();
+    assert_eq!(<Machine as Load>::decode(&bytes).unwrap(), p);
+    let d = <Machine as Load>::decode(&bytes[..100]).unwrap_err();
+    assert!(d.to_string().contains("has 36 of its 64 bytes"), "{d}");
+    assert!(<Machine as Load>::assemble("tensor_nope").is_err());
+}

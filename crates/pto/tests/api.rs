@@ -265,3 +265,20 @@ fn words_decode_as_a_stream_or_one_at_a_time() {
     assert_eq!(block[0].to_string(), "BSTART.TSTORE U8");
     assert_eq!(block[0].explain().title, "BSTART.TSTORE U8");
 }
+
+/// The stepping layer's loader is the ISA's own assembler and decoder: the
+/// same program from text and from its bytes, and bytes that do not decode
+/// refused.
+#[test]
+fn the_loader_is_the_assembler_and_the_decoder() {
+    use xstore_core::step::Load;
+    let text = "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP";
+    let words = assemble(text).unwrap();
+    let p = Program::new(words.clone());
+    assert_eq!(<Machine as Load>::assemble(text).unwrap(), p);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.encode()).collect();
+    assert_eq!(<Machine as Load>::decode(&bytes).unwrap(), p);
+    assert_eq!(Program::decode(&bytes).unwrap(), p);
+    assert!(<Machine as Load>::decode(&bytes[..bytes.len() - 1]).is_err());
+    assert!(<Machine as Load>::assemble("BNOPE").is_err());
+}

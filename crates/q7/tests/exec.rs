@@ -691,3 +691,19 @@ fn flushing_an_empty_valign_register_stages_no_write() {
     }
     assert_eq!(dump(&mem), vec![FILL; SIZE as usize]);
 }
+
+/// The stepping layer's loader is the ISA's own assembler and decoder: the
+/// same bundles from text and from their bytes, and the decoder's error
+/// under the rule `bundle_length` for a stream cut short.
+#[test]
+fn the_loader_is_the_assembler_and_the_decoder() {
+    use xstore_core::step::Load;
+    let text = "IVP_SV2NX8_IP v1, a3, 64\nIVP_SV2NX8_IP v2, a5, -128";
+    let p = prog(text);
+    assert_eq!(<Machine as Load>::assemble(text).unwrap(), p);
+    let bytes: Vec<u8> = p.iter().flat_map(|b| b.encode().unwrap()).collect();
+    assert_eq!(<Machine as Load>::decode(&bytes).unwrap(), p);
+    let d = <Machine as Load>::decode(&bytes[..bytes.len() - 1]).unwrap_err();
+    assert_eq!(d.rule.as_deref(), Some("bundle_length"), "{d}");
+    assert!(<Machine as Load>::assemble("IVP_NOPE v0").is_err());
+}
