@@ -5,6 +5,7 @@
 use crate::input::Source;
 use crate::out::{self, json_doc, Json};
 use crate::outln;
+use crate::server_bench::Latency;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -976,6 +977,20 @@ fn bench_row(r: &BenchResult) -> String {
     )
 }
 
+/// [`bench_row`] with the case's latencies after the target: ` median
+/// 123.4 us  p99 456.7 us` (before `MISSED`, when missed).
+fn bench_row_latency(r: &BenchResult, l: &Latency) -> String {
+    let row = bench_row(r);
+    let (head, mark) = match row.strip_suffix("  MISSED") {
+        Some(h) => (h, "  MISSED"),
+        None => (row.as_str(), ""),
+    };
+    format!(
+        "{head}  median {:.1} us  p99 {:.1} us{mark}",
+        l.median_us, l.p99_us
+    )
+}
+
 /// `bench scaling`: per-unit time of every input path at 10^3..10^6 units,
 /// each path's line on stderr as it is measured, the table (or JSON) at the
 /// end; a ratio at or above its target is marked `MISSED`.
@@ -1028,9 +1043,13 @@ fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
 struct BenchRow<'a> {
     baseline: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    median_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     met: Option<bool>,
     name: &'a str,
     ours: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p99_us: Option<f64>,
     ratio: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     target: Option<f64>,
@@ -1038,12 +1057,14 @@ struct BenchRow<'a> {
 }
 
 impl BenchRow<'_> {
-    fn of(r: &BenchResult) -> BenchRow<'_> {
+    fn of<'a>(r: &'a BenchResult, l: Option<&Latency>) -> BenchRow<'a> {
         BenchRow {
             baseline: r.baseline,
+            median_us: l.map(|l| l.median_us),
             met: met(r),
             name: &r.name,
             ours: r.ours,
+            p99_us: l.map(|l| l.p99_us),
             ratio: r.ratio,
             target: r.target,
             unit: &r.unit,
@@ -1073,37 +1094,15 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     let all = what == "all";
     let mut known = vec!["all", "memory", "hex"];
     known.extend(xstore_isas::names());
-    known.extend(["gen", "scaling"]);
+    known.extend(["gen", "server", "scaling"]);
     if !known.contains(&what) {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
             .in_file(ARGS)
             .expected(format!("one of: {}", known.join(", "))));
     }
-    let mut group = |name: &str, run: &dyn Fn() -> Vec<BenchResult>| {
-        out::err_line(format_args!("bench: measuring {name}…"));
-        let start = std::time::Instant::now();
-        let got = run();
-        for r in &got {
-            let mark = match met(r) {
-                Some(false) => " MISSED",
-                _ => "",
-            };
-            out::err_line(format_args!(
-                "bench:   {} ratio {:.3}{}{mark}",
-                r.name,
-                r.ratio,
-                r.target
-                    .map(|t| format!(" (target {t:.2})"))
-                    .unwrap_or_default()
-            ));
-        }
-        out::err_line(format_args!(
-            "bench: {name}: {} case(s) in {:.1} s",
-            got.len(),
-            start.elapsed().as_secs_f64()
-        ));
-        results.extend(got);
-    };
+    let mut latencies = Vec::new();
+    let mut group =
+        |name: &str, run: &dyn Fn() -> Vec<BenchResult>| measured(name, run, &mut results);
     if all || what == "memory" {
         group("memory", &|| xstore_devkit::bench::memory(quick));
     }
@@ -1123,15 +1122,67 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     if all || what == "gen" {
         group("gen", &|| xstore_verify::bench::bench(quick));
     }
-    print_bench(&results, json);
+    if all || what == "server" {
+        let cases = std::cell::RefCell::new(Ok(Vec::new()));
+        group("server", &|| {
+            let got = crate::server_bench::run(quick);
+            let rows: Vec<BenchResult> = got
+                .as_ref()
+                .map(|c| c.iter().map(|c| c.result.clone()).collect())
+                .unwrap_or_default();
+            *cases.borrow_mut() = got;
+            rows
+        });
+        let cases = cases.into_inner().map_err(|e| {
+            Diagnostic::new(DiagKind::Io, format!("bench server: {e}")).in_file(ARGS)
+        })?;
+        latencies.extend(cases.into_iter().map(|c| (c.result.name, c.latency)));
+    }
+    print_bench(&results, &latencies, json);
     Ok(EXIT_OK)
 }
 
+/// Run one group of cases, its progress on stderr, its results added to
+/// `results`.
+fn measured(name: &str, run: &dyn Fn() -> Vec<BenchResult>, results: &mut Vec<BenchResult>) {
+    out::err_line(format_args!("bench: measuring {name}…"));
+    let start = std::time::Instant::now();
+    let got = run();
+    for r in &got {
+        let mark = match met(r) {
+            Some(false) => " MISSED",
+            _ => "",
+        };
+        out::err_line(format_args!(
+            "bench:   {} ratio {:.3}{}{mark}",
+            r.name,
+            r.ratio,
+            r.target
+                .map(|t| format!(" (target {t:.2})"))
+                .unwrap_or_default()
+        ));
+    }
+    out::err_line(format_args!(
+        "bench: {name}: {} case(s) in {:.1} s",
+        got.len(),
+        start.elapsed().as_secs_f64()
+    ));
+    results.extend(got);
+}
+
+/// The latencies measured for the case named `name`, if any.
+fn latency_of<'a>(latencies: &'a [(String, Latency)], name: &str) -> Option<&'a Latency> {
+    latencies.iter().find(|(n, _)| n == name).map(|(_, l)| l)
+}
+
 /// `bench`'s results: the JSON document, or the table and how many targets
-/// were missed.
-fn print_bench(results: &[BenchResult], json: bool) {
+/// were missed. A case with latencies (`server.*`) has its median and p99.
+fn print_bench(results: &[BenchResult], latencies: &[(String, Latency)], json: bool) {
     if json {
-        let results: Vec<BenchRow> = results.iter().map(BenchRow::of).collect();
+        let results: Vec<BenchRow> = results
+            .iter()
+            .map(|r| BenchRow::of(r, latency_of(latencies, &r.name)))
+            .collect();
         json_doc(&BenchReport { results });
         return;
     }
@@ -1145,7 +1196,10 @@ fn print_bench(results: &[BenchResult], json: bool) {
         "target"
     );
     for r in results {
-        outln!("{}", bench_row(r));
+        match latency_of(latencies, &r.name) {
+            Some(l) => outln!("{}", bench_row_latency(r, l)),
+            None => outln!("{}", bench_row(r)),
+        }
     }
     let missed = results.iter().filter(|r| met(r) == Some(false)).count();
     if missed > 0 {
