@@ -57,7 +57,7 @@ pub fn dispatch(cli: Cli) -> u8 {
         }
         Cmd::Other(Other::Lint { scenario }) => lint(&scenario, json),
         Cmd::Other(Other::Demo { isa }) => demo(isa.as_deref(), json),
-        Cmd::Other(Other::Bench { what, quick }) => bench(&what, quick, json),
+        Cmd::Other(Other::Bench { what, quick, svg }) => bench(&what, quick, svg.as_deref(), json),
     };
     let code = match res {
         Ok(code) => code,
@@ -993,8 +993,9 @@ fn bench_row_latency(r: &BenchResult, l: &Latency) -> String {
 
 /// `bench scaling`: per-unit time of every input path at 10^3..10^6 units,
 /// each path's line on stderr as it is measured, the table (or JSON) at the
-/// end; a ratio at or above its target is marked `MISSED`.
-fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
+/// end; a ratio at or above its target is marked `MISSED`. With `svg`, the
+/// curves are drawn into that file too ([`scaling_svg`]).
+fn bench_scaling(quick: bool, svg: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     let rows = crate::scaling::run(
         run_text,
         xstore_isas::all(),
@@ -1004,6 +1005,11 @@ fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
             out::err_line(format_args!("bench: {} ratio {:.2}", s.name, s.ratio));
         },
     );
+    if let Some(path) = svg {
+        std::fs::write(path, scaling_svg(&rows)).map_err(|e| {
+            Diagnostic::new(DiagKind::Io, format!("cannot write the chart: {e}")).in_file(path)
+        })?;
+    }
     if json {
         #[derive(Serialize)]
         struct ScalingReport {
@@ -1035,6 +1041,24 @@ fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
         );
     }
     Ok(EXIT_OK)
+}
+
+/// The chart of `bench scaling`: one line per path, nanoseconds per unit
+/// against units, both on log scales.
+fn scaling_svg(rows: &[crate::scaling::Scaling]) -> String {
+    let series: Vec<xstore_viz::Series> = rows
+        .iter()
+        .map(|r| xstore_viz::Series {
+            name: format!("{} ({})", r.name, r.unit),
+            points: r.points.iter().map(|&(n, ns)| (n as f64, ns)).collect(),
+        })
+        .collect();
+    let chart = xstore_viz::Chart {
+        title: "xstore bench scaling: time per unit against input size",
+        x_label: "units of input (log scale)",
+        y_label: "ns per unit (log scale)",
+    };
+    xstore_viz::line_chart_svg(&chart, &series)
 }
 
 /// One case of `bench --json` (fields in the order of its keys): the
@@ -1086,9 +1110,16 @@ fn met(r: &BenchResult) -> Option<bool> {
 /// `bench`: progress on stderr while each group measures; the table (or
 /// JSON) on stdout at the end, a missed target marked `MISSED` (JSON:
 /// `"met": false`).
-fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
+fn bench(what: &str, quick: bool, svg: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     if what == "scaling" {
-        return bench_scaling(quick, json);
+        return bench_scaling(quick, svg, json);
+    }
+    if svg.is_some() {
+        return Err(
+            Diagnostic::range("--svg draws the curves of `bench scaling` only")
+                .in_file(ARGS)
+                .expected("xstore bench scaling --svg FILE"),
+        );
     }
     let mut results: Vec<BenchResult> = Vec::new();
     let all = what == "all";

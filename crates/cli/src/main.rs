@@ -96,6 +96,10 @@ pub(crate) enum Other {
         /// Shorter runs (noisier figures)
         #[arg(long)]
         quick: bool,
+        /// With `scaling`: also draw the curves (ns per unit against units,
+        /// log-log) as an SVG chart into FILE
+        #[arg(long, value_name = "FILE")]
+        svg: Option<String>,
     },
 }
 
