@@ -26,10 +26,10 @@ pub struct Chart<'a> {
     pub y_label: &'a str,
 }
 
-const W: f64 = 760.0;
+const W: f64 = 840.0;
 const ROW: f64 = 16.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 200.0;
+const RIGHT: f64 = 280.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 50.0;
 const PLOT_H: f64 = 320.0;
