@@ -5,6 +5,7 @@
 use crate::input::Source;
 use crate::out::{self, json_doc, Json};
 use crate::outln;
+use crate::server_bench::Latency;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -56,7 +57,7 @@ pub fn dispatch(cli: Cli) -> u8 {
         }
         Cmd::Other(Other::Lint { scenario }) => lint(&scenario, json),
         Cmd::Other(Other::Demo { isa }) => demo(isa.as_deref(), json),
-        Cmd::Other(Other::Bench { what, quick }) => bench(&what, quick, json),
+        Cmd::Other(Other::Bench { what, quick, svg }) => bench(&what, quick, svg.as_deref(), json),
     };
     let code = match res {
         Ok(code) => code,
@@ -975,10 +976,25 @@ fn bench_row(r: &BenchResult) -> String {
     )
 }
 
+/// [`bench_row`] with the case's latencies after the target: ` median
+/// 123.4 us  p99 456.7 us` (before `MISSED`, when missed).
+fn bench_row_latency(r: &BenchResult, l: &Latency) -> String {
+    let row = bench_row(r);
+    let (head, mark) = match row.strip_suffix("  MISSED") {
+        Some(h) => (h, "  MISSED"),
+        None => (row.as_str(), ""),
+    };
+    format!(
+        "{head}  median {:.1} us  p99 {:.1} us{mark}",
+        l.median_us, l.p99_us
+    )
+}
+
 /// `bench scaling`: per-unit time of every input path at 10^3..10^6 units,
 /// each path's line on stderr as it is measured, the table (or JSON) at the
-/// end; a ratio at or above its target is marked `MISSED`.
-fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
+/// end; a ratio at or above its target is marked `MISSED`. With `svg`, the
+/// curves are drawn into that file too ([`scaling_svg`]).
+fn bench_scaling(quick: bool, svg: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     let rows = crate::scaling::run(
         run_text,
         xstore_isas::all(),
@@ -988,6 +1004,11 @@ fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
             out::err_line(format_args!("bench: {} ratio {:.2}", s.name, s.ratio));
         },
     );
+    if let Some(path) = svg {
+        std::fs::write(path, scaling_svg(&rows)).map_err(|e| {
+            Diagnostic::new(DiagKind::Io, format!("cannot write the chart: {e}")).in_file(path)
+        })?;
+    }
     if json {
         #[derive(Serialize)]
         struct ScalingReport {
@@ -1021,15 +1042,37 @@ fn bench_scaling(quick: bool, json: bool) -> Result<u8, Diagnostic> {
     Ok(EXIT_OK)
 }
 
+/// The chart of `bench scaling`: one line per path, nanoseconds per unit
+/// against units, both on log scales.
+fn scaling_svg(rows: &[crate::scaling::Scaling]) -> String {
+    let series: Vec<xstore_viz::Series> = rows
+        .iter()
+        .map(|r| xstore_viz::Series {
+            name: format!("{} ({})", r.name, r.unit),
+            points: r.points.iter().map(|&(n, ns)| (n as f64, ns)).collect(),
+        })
+        .collect();
+    let chart = xstore_viz::Chart {
+        title: "xstore bench scaling: time per unit against input size",
+        x_label: "units of input (log scale)",
+        y_label: "ns per unit (log scale)",
+    };
+    xstore_viz::line_chart_svg(&chart, &series)
+}
+
 /// One case of `bench --json` (fields in the order of its keys): the
 /// result, and whether it met its target.
 #[derive(Serialize)]
 struct BenchRow<'a> {
     baseline: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    median_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     met: Option<bool>,
     name: &'a str,
     ours: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p99_us: Option<f64>,
     ratio: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     target: Option<f64>,
@@ -1037,12 +1080,14 @@ struct BenchRow<'a> {
 }
 
 impl BenchRow<'_> {
-    fn of(r: &BenchResult) -> BenchRow<'_> {
+    fn of<'a>(r: &'a BenchResult, l: Option<&Latency>) -> BenchRow<'a> {
         BenchRow {
             baseline: r.baseline,
+            median_us: l.map(|l| l.median_us),
             met: met(r),
             name: &r.name,
             ours: r.ours,
+            p99_us: l.map(|l| l.p99_us),
             ratio: r.ratio,
             target: r.target,
             unit: &r.unit,
@@ -1064,45 +1109,30 @@ fn met(r: &BenchResult) -> Option<bool> {
 /// `bench`: progress on stderr while each group measures; the table (or
 /// JSON) on stdout at the end, a missed target marked `MISSED` (JSON:
 /// `"met": false`).
-fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
+fn bench(what: &str, quick: bool, svg: Option<&str>, json: bool) -> Result<u8, Diagnostic> {
     if what == "scaling" {
-        return bench_scaling(quick, json);
+        return bench_scaling(quick, svg, json);
+    }
+    if svg.is_some() {
+        return Err(
+            Diagnostic::range("--svg draws the curves of `bench scaling` only")
+                .in_file(ARGS)
+                .expected("xstore bench scaling --svg FILE"),
+        );
     }
     let mut results: Vec<BenchResult> = Vec::new();
     let all = what == "all";
     let mut known = vec!["all", "memory", "hex"];
     known.extend(xstore_isas::names());
-    known.extend(["gen", "scaling"]);
+    known.extend(["gen", "server", "scaling"]);
     if !known.contains(&what) {
         return Err(Diagnostic::range(format!("unknown bench `{what}`"))
             .in_file(ARGS)
             .expected(format!("one of: {}", known.join(", "))));
     }
-    let mut group = |name: &str, run: &dyn Fn() -> Vec<BenchResult>| {
-        out::err_line(format_args!("bench: measuring {name}…"));
-        let start = std::time::Instant::now();
-        let got = run();
-        for r in &got {
-            let mark = match met(r) {
-                Some(false) => " MISSED",
-                _ => "",
-            };
-            out::err_line(format_args!(
-                "bench:   {} ratio {:.3}{}{mark}",
-                r.name,
-                r.ratio,
-                r.target
-                    .map(|t| format!(" (target {t:.2})"))
-                    .unwrap_or_default()
-            ));
-        }
-        out::err_line(format_args!(
-            "bench: {name}: {} case(s) in {:.1} s",
-            got.len(),
-            start.elapsed().as_secs_f64()
-        ));
-        results.extend(got);
-    };
+    let mut latencies = Vec::new();
+    let mut group =
+        |name: &str, run: &dyn Fn() -> Vec<BenchResult>| measured(name, run, &mut results);
     if all || what == "memory" {
         group("memory", &|| xstore_devkit::bench::memory(quick));
     }
@@ -1122,15 +1152,67 @@ fn bench(what: &str, quick: bool, json: bool) -> Result<u8, Diagnostic> {
     if all || what == "gen" {
         group("gen", &|| xstore_verify::bench::bench(quick));
     }
-    print_bench(&results, json);
+    if all || what == "server" {
+        let cases = std::cell::RefCell::new(Ok(Vec::new()));
+        group("server", &|| {
+            let got = crate::server_bench::run(quick);
+            let rows: Vec<BenchResult> = got
+                .as_ref()
+                .map(|c| c.iter().map(|c| c.result.clone()).collect())
+                .unwrap_or_default();
+            *cases.borrow_mut() = got;
+            rows
+        });
+        let cases = cases.into_inner().map_err(|e| {
+            Diagnostic::new(DiagKind::Io, format!("bench server: {e}")).in_file(ARGS)
+        })?;
+        latencies.extend(cases.into_iter().map(|c| (c.result.name, c.latency)));
+    }
+    print_bench(&results, &latencies, json);
     Ok(EXIT_OK)
 }
 
+/// Run one group of cases, its progress on stderr, its results added to
+/// `results`.
+fn measured(name: &str, run: &dyn Fn() -> Vec<BenchResult>, results: &mut Vec<BenchResult>) {
+    out::err_line(format_args!("bench: measuring {name}…"));
+    let start = std::time::Instant::now();
+    let got = run();
+    for r in &got {
+        let mark = match met(r) {
+            Some(false) => " MISSED",
+            _ => "",
+        };
+        out::err_line(format_args!(
+            "bench:   {} ratio {:.3}{}{mark}",
+            r.name,
+            r.ratio,
+            r.target
+                .map(|t| format!(" (target {t:.2})"))
+                .unwrap_or_default()
+        ));
+    }
+    out::err_line(format_args!(
+        "bench: {name}: {} case(s) in {:.1} s",
+        got.len(),
+        start.elapsed().as_secs_f64()
+    ));
+    results.extend(got);
+}
+
+/// The latencies measured for the case named `name`, if any.
+fn latency_of<'a>(latencies: &'a [(String, Latency)], name: &str) -> Option<&'a Latency> {
+    latencies.iter().find(|(n, _)| n == name).map(|(_, l)| l)
+}
+
 /// `bench`'s results: the JSON document, or the table and how many targets
-/// were missed.
-fn print_bench(results: &[BenchResult], json: bool) {
+/// were missed. A case with latencies (`server.*`) has its median and p99.
+fn print_bench(results: &[BenchResult], latencies: &[(String, Latency)], json: bool) {
     if json {
-        let results: Vec<BenchRow> = results.iter().map(BenchRow::of).collect();
+        let results: Vec<BenchRow> = results
+            .iter()
+            .map(|r| BenchRow::of(r, latency_of(latencies, &r.name)))
+            .collect();
         json_doc(&BenchReport { results });
         return;
     }
@@ -1144,7 +1226,10 @@ fn print_bench(results: &[BenchResult], json: bool) {
         "target"
     );
     for r in results {
-        outln!("{}", bench_row(r));
+        match latency_of(latencies, &r.name) {
+            Some(l) => outln!("{}", bench_row_latency(r, l)),
+            None => outln!("{}", bench_row(r)),
+        }
     }
     let missed = results.iter().filter(|r| met(r) == Some(false)).count();
     if missed > 0 {

@@ -10,6 +10,7 @@ mod commands;
 mod input;
 mod out;
 mod scaling;
+mod server_bench;
 mod verify;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -89,12 +90,16 @@ pub(crate) enum Other {
     },
     /// Performance figures as ratios to an in-process baseline
     Bench {
-        /// memory, hex, neuron, pto, q7, gen or all; or scaling (per-unit time at 10^3..10^6)
+        /// memory, hex, neuron, pto, q7, gen, server or all; or scaling (per-unit time at 10^3..10^6)
         #[arg(default_value = "all")]
         what: String,
         /// Shorter runs (noisier figures)
         #[arg(long)]
         quick: bool,
+        /// With `scaling`: also draw the curves (ns per unit against units,
+        /// log-log) as an SVG chart into FILE
+        #[arg(long, value_name = "FILE")]
+        svg: Option<String>,
     },
 }
 

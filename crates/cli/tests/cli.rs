@@ -329,6 +329,69 @@ fn bench_hex_lists_both_readings_against_faster_hex() {
 }
 
 #[test]
+fn bench_server_lists_the_baseline_and_each_isas_explain_and_asm_with_latencies() {
+    let o = xstore(&["bench", "server", "--quick", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = parse(&o);
+    let rows = v["results"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let mut want = vec!["server.isas".to_string()];
+    for isa in ["neuron", "pto", "q7"] {
+        want.push(format!("server.{isa}.explain"));
+        want.push(format!("server.{isa}.asm"));
+    }
+    assert_eq!(names, want);
+    for r in rows {
+        let f = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k}: {r}"));
+        assert!(f("ours") > 0.0 && f("baseline") > 0.0, "{r}");
+        assert!((f("ratio") - f("ours") / f("baseline")).abs() < 1e-9 * f("ratio").max(1.0));
+        assert_eq!(r["unit"], "requests/s");
+        assert!(f("median_us") > 0.0 && f("median_us") <= f("p99_us"), "{r}");
+        if r["name"] == "server.isas" {
+            assert_eq!((f("ratio"), r.get("target")), (1.0, None), "{r}");
+        } else {
+            assert_eq!(f("target"), 0.33, "{r}");
+            assert_eq!(r["met"].as_bool(), Some(f("ratio") >= 0.33), "{r}");
+        }
+    }
+    // The table has the same cases, each with its latencies.
+    let o = xstore(&["bench", "server", "--quick"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let table = stdout(&o);
+    for name in &want {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row: {table}"));
+        assert!(
+            line.contains(" median ") && line.contains(" p99 "),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn bench_scaling_svg_writes_the_chart_of_its_rows() {
+    let path = std::env::temp_dir().join(format!("xstore-scaling-{}.svg", std::process::id()));
+    let file = path.to_str().unwrap();
+    let o = xstore(&["bench", "scaling", "--quick", "--json", "--svg", file]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rows = parse(&o)["scaling"].as_array().unwrap().clone();
+    let svg = std::fs::read_to_string(&path).expect("the chart is written");
+    std::fs::remove_file(&path).unwrap();
+    assert!(svg.starts_with("<svg xmlns=") && svg.ends_with("</svg>\n"));
+    assert_eq!(svg.matches("<polyline ").count(), rows.len());
+    for r in &rows {
+        let label = format!(">{} (", r["name"].as_str().unwrap());
+        assert!(svg.contains(&label), "no legend row {label}");
+    }
+    // --svg is for `scaling` only.
+    let o = xstore(&["bench", "memory", "--svg", file]);
+    assert_eq!(code(&o), 2);
+    assert!(!path.exists());
+}
+
+#[test]
 fn bench_lists_the_end_to_end_run_cases_of_every_isa() {
     for isa in ["neuron", "q7"] {
         let o = xstore(&["bench", isa, "--quick", "--json"]);

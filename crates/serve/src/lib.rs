@@ -37,6 +37,7 @@ mod server;
 
 use axum::Router;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// The largest request body the API reads, in bytes (1 MiB); a larger body
@@ -207,4 +208,86 @@ pub fn serve(
     // has been dropped) are cancelled or left behind.
     rt.shutdown_timeout(SHUTDOWN_GRACE);
     res
+}
+
+/// A server started by [`start`], serving on its own thread until
+/// [`Running::stop`] is called or it is dropped.
+#[derive(Debug)]
+pub struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    /// The address it listens on (`127.0.0.1` and the bound port).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stop accepting, give the requests in progress [`SHUTDOWN_GRACE`] to
+    /// finish, and return the accept loop's outcome.
+    pub fn stop(mut self) -> std::io::Result<()> {
+        self.halt()
+    }
+
+    fn halt(&mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the server's thread panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.halt();
+    }
+}
+
+/// Serve the explorer on `127.0.0.1:config.port` from a thread of its own,
+/// as [`serve`] serves it (the same router, accept loop and bounds, on one
+/// thread), until the returned handle stops it; signals are left alone.
+/// The socket is bound before this returns, so `config.port` `0` gives a
+/// free port, read with [`Running::addr`]. This is how `xstore bench
+/// server` runs the server beside its load client.
+pub fn start(config: &Config) -> std::io::Result<Running> {
+    config
+        .check()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let listener =
+        std::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, config.port)))?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let config = config.clone();
+    let thread = std::thread::Builder::new()
+        .name("xstore-serve".into())
+        .spawn(move || {
+            let app = router_with(&config);
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .enable_time()
+                .build()?;
+            let res = rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                let stop = async move {
+                    let _ = stopped.await;
+                    "stopped"
+                };
+                server::accept_loop(listener, app, &config, stop, |_| {}).await
+            });
+            rt.shutdown_timeout(SHUTDOWN_GRACE);
+            res
+        })?;
+    Ok(Running {
+        addr,
+        stop: Some(stop),
+        thread: Some(thread),
+    })
 }

@@ -13,6 +13,8 @@
 //!   executor attributes them); [`memory_map_svg`] draws the memory it
 //!   touched, byte by byte, and [`report_html`] the whole run as one
 //!   self-contained HTML page (`xstore run --report`).
+//! - [`line_chart_svg`]: series of points as a line chart on log-log axes
+//!   (`xstore bench scaling --svg`).
 //!
 //! The crate depends on `xstore-core` only: it reads explanations and runs
 //! through the [`xstore_core::isa::Isa`] trait.
@@ -52,11 +54,13 @@
 pub mod cover;
 pub mod html;
 pub mod map;
+pub mod plot;
 pub mod trace;
 pub mod wave;
 
 pub use cover::coverage_html;
 pub use html::report_html;
 pub use map::memory_map_svg;
+pub use plot::{line_chart_svg, Chart, Series};
 pub use trace::{trace, trace_cancellable, PendingRange, Trace, UnitRecord, UnitStatus};
 pub use wave::{diagram, explain_diagrams, reg_svg, svg, wavejson, Diagram};
