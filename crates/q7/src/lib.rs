@@ -107,6 +107,7 @@ pub use validate::{check_stream, validate};
 
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
 use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
+use xstore_core::format::TextStyle;
 use xstore_core::scenario::Scenario;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
@@ -194,9 +195,14 @@ impl Isa for Model {
         }
         Ok(())
     }
-    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+    fn disasm_styled_each(
+        &self,
+        bytes: &[u8],
+        style: &TextStyle,
+        emit: &mut dyn FnMut(&str),
+    ) -> Result<(), Diagnostic> {
         for b in decode(bytes).map_err(codec::diagnostic)? {
-            emit(&b.to_string());
+            emit(&b.text(style));
         }
         Ok(())
     }
