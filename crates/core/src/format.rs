@@ -152,6 +152,20 @@ impl TextStyle {
         Ok(self.set(k, v))
     }
 
+    /// Every style: each combination of the options' values (the default
+    /// first), for the round-trip tests of the printers.
+    pub fn every() -> impl Iterator<Item = TextStyle> {
+        let n: usize = OPTIONS.iter().map(|(_, v)| v.len()).product();
+        (0..n).map(|mut i| {
+            let mut s = TextStyle::DEFAULT;
+            for (k, (_, values)) in OPTIONS.iter().enumerate() {
+                s = s.set(k, i % values.len());
+                i /= values.len();
+            }
+            s
+        })
+    }
+
     /// The value of option `k` of [`OPTIONS`] set to its value `v`.
     fn set(mut self, k: usize, v: usize) -> TextStyle {
         match k {
@@ -310,7 +324,13 @@ mod tests {
         let d = TextStyle::default();
         assert_eq!(d, TextStyle::DEFAULT);
         assert_eq!(d, TextStyle::from_spec("").unwrap());
-        for (v, w) in [(0u64, 1usize), (5, 2), (0xdead, 1), (u64::MAX, 16), (0x7fc0_0000, 8)] {
+        for (v, w) in [
+            (0u64, 1usize),
+            (5, 2),
+            (0xdead, 1),
+            (u64::MAX, 16),
+            (0x7fc0_0000, 8),
+        ] {
             assert_eq!(d.hex(v, w).to_string(), format!("{v:#0w$x}", w = w + 2));
         }
         assert_eq!(d.bytes(&[0xab, 1]).to_string(), "0xab01");
@@ -321,9 +341,19 @@ mod tests {
     fn every_style_reads_back() {
         for spec in ["", "X", "h", "Xh", "xh"] {
             let s = TextStyle::from_spec(spec).unwrap();
-            for (v, w) in [(0u64, 1usize), (0xa, 1), (0xff, 2), (0x1f, 4), (u64::MAX, 16)] {
+            for (v, w) in [
+                (0u64, 1usize),
+                (0xa, 1),
+                (0xff, 2),
+                (0x1f, 4),
+                (u64::MAX, 16),
+            ] {
                 let t = s.hex(v, w).to_string();
-                assert_eq!(parse_operand_int(&t), Some((v as i128, true)), "{spec}: {t}");
+                assert_eq!(
+                    parse_operand_int(&t),
+                    Some((v as i128, true)),
+                    "{spec}: {t}"
+                );
             }
         }
         let h = TextStyle::from_spec("h").unwrap();
@@ -338,7 +368,9 @@ mod tests {
         assert!(e.0.contains("`q` at 2"), "{e}");
         let e = TextStyle::from_spec("xX").unwrap_err();
         assert!(e.0.contains("`X` and `x` both set hex_case"), "{e}");
-        let e = TextStyle::DEFAULT.with_option("hex_case", "UP").unwrap_err();
+        let e = TextStyle::DEFAULT
+            .with_option("hex_case", "UP")
+            .unwrap_err();
         assert_eq!(e.0, "hex_case `UP` is not one of lower, upper");
         let e = TextStyle::DEFAULT.with_option("case", "upper").unwrap_err();
         assert!(e.0.contains("`case`"), "{e}");
@@ -355,6 +387,11 @@ mod tests {
             .unwrap();
         assert_eq!(s, o);
         assert_eq!(o.reg("a0").to_string(), "A0");
+        let all: std::collections::HashSet<TextStyle> = TextStyle::every().collect();
+        assert_eq!(
+            (all.len(), TextStyle::every().next()),
+            (24, Some(TextStyle::DEFAULT))
+        );
         let l = TextStyle::from_spec("r").unwrap();
         assert_eq!(l.reg("T#1").to_string(), "t#1");
     }

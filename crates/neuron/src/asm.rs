@@ -16,8 +16,8 @@ use crate::tables::{
 };
 use std::fmt;
 use std::fmt::Write as _;
-use xstore_core::num::{digit_groups, parse_operand_int, INT_EXPECTED};
 use xstore_core::format::TextStyle;
+use xstore_core::num::{digit_groups, parse_operand_int, INT_EXPECTED};
 use xstore_core::{hex, Diagnostic};
 
 /// One assembled line: its instruction and the 1-based line number.
@@ -718,7 +718,13 @@ fn parse_dtype(s: &str) -> Option<u8> {
     // after (and a `0` before a leading letter), as the printer writes it.
     let h = match (s.strip_prefix("0x"), s.strip_suffix('h')) {
         (Some(h), _) => h,
-        (None, Some(h)) if h.len() == 3 && h.starts_with('0') && !h[1..].starts_with(|c: char| c.is_ascii_digit()) => &h[1..],
+        (None, Some(h))
+            if h.len() == 3
+                && h.starts_with('0')
+                && !h[1..].starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            &h[1..]
+        }
         (None, Some(h)) if h.starts_with(|c: char| c.is_ascii_digit()) => h,
         _ => return None,
     };
@@ -809,11 +815,7 @@ fn print_imm(d: &DtypeDef, bits: u64, st: &TextStyle, out: &mut String) {
 pub(crate) fn print(inst: &Instruction, st: &TextStyle) -> String {
     match inst {
         Instruction::NotModelled(n) => {
-            format!(
-                "{}.not_modelled {}",
-                n.def().mnemonic,
-                st.bytes(n.bytes())
-            )
+            format!("{}.not_modelled {}", n.def().mnemonic, st.bytes(n.bytes()))
         }
         Instruction::Mem2d(m) => print_mem2d(m, st),
     }
@@ -850,7 +852,11 @@ fn print_address(m: &Mem2d, st: &TextStyle, s: &mut String) {
             var_offset: 0,
         } => write!(s, " [var={var_id}]"),
         AddrForm::Var { var_id, var_offset } => {
-            write!(s, " [var={var_id}, offset={}]", st.hex(var_offset.into(), 1))
+            write!(
+                s,
+                " [var={var_id}, offset={}]",
+                st.hex(var_offset.into(), 1)
+            )
         }
     };
 }

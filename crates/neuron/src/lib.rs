@@ -99,9 +99,9 @@ mod verify;
 
 use std::collections::BTreeMap;
 use xstore_core::decode::{DecodeError, DecodeErrorKind};
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{Example, Isa, IsaInfo, Lowering};
 use xstore_core::report::{BenchResult, Check, Explanation, Finding};
-use xstore_core::format::TextStyle;
 use xstore_core::scenario::Scenario;
 use xstore_core::{Diagnostic, Memory};
 

@@ -102,9 +102,9 @@ pub use tables::{FaultKind, Rule, TileLayout};
 pub use tile::{Location, Shape, ShapeError, Tile, TileRule};
 pub use validate::{check_stream, validate};
 
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
 use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
-use xstore_core::format::TextStyle;
 use xstore_core::scenario::Scenario;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 

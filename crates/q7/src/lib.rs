@@ -105,9 +105,9 @@ pub use lint::LINTS;
 pub use machine::{Machine, Misaligned, Options, Valign};
 pub use validate::{check_stream, validate};
 
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
 use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
-use xstore_core::format::TextStyle;
 use xstore_core::scenario::Scenario;
 use xstore_core::{Access, Diagnostic, Memory, Provenance};
 
