@@ -617,13 +617,15 @@ impl<'a> Cur<'a> {
                 .hint("write the slots raw: src=reg, data=0x…"));
         }
         for (k, (t, tp)) in items.iter().enumerate() {
-            m.data[k] = parse_reg(t).ok_or_else(|| {
-                self.range_err(
-                    *tp,
-                    format!("`{t}` is not a register"),
-                    format!("r0..r255 (r0..r{} exist)", NUM_REGS - 1),
-                )
-            })?;
+            m.data[k] = parse_reg(t)
+                .or_else(|| parse_reg(&t.replacen('R', "r", 1)).filter(|_| t.starts_with('R')))
+                .ok_or_else(|| {
+                    self.range_err(
+                        *tp,
+                        format!("`{t}` is not a register"),
+                        format!("r0..r255 (r0..r{} exist)", NUM_REGS - 1),
+                    )
+                })?;
         }
         Ok(())
     }
@@ -698,11 +700,11 @@ pub(crate) fn parse_f32(tok: &str) -> Option<f32> {
     clean.parse().ok()
 }
 
-/// A register name: `r` (or `R`) and a decimal number without a leading
-/// zero, r0..r255 (the byte a data slot holds). The same rule reads `[regs]`
-/// keys.
+/// A register name: `r` and a decimal number without a leading zero, r0..r255
+/// (the byte a data slot holds). The same rule reads `[regs]` keys; an
+/// operand may also be written `R` and the number (a text style's case).
 pub(crate) fn parse_reg(t: &str) -> Option<u8> {
-    let n = t.strip_prefix(['r', 'R'])?;
+    let n = t.strip_prefix('r')?;
     if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
     {
         return None;
