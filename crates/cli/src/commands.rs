@@ -9,6 +9,7 @@ use crate::server_bench::Latency;
 use crate::{BytesIn, Cli, Cmd, ExplainFormat, IsaCmd, LowerArgs, Other};
 use serde::Serialize;
 use std::io::IsTerminal;
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{
     build_memory, check_dump, run_prepared, run_scenario_with, Isa, Prepared, Run, READ_MAX,
     READ_MAX_TEXT,
@@ -213,6 +214,23 @@ fn read_bytes(input: &BytesIn) -> Result<(Vec<u8>, String), Diagnostic> {
     Ok((out, ARGS.to_string()))
 }
 
+/// The text style the flags choose (clap has checked their values).
+fn text_style(args: &crate::StyleArgs) -> Result<TextStyle, Diagnostic> {
+    let given = [
+        ("hex_case", &args.hex_case),
+        ("hex_style", &args.hex_style),
+        ("reg_case", &args.reg_case),
+        ("reg_names", &args.reg_names),
+    ];
+    given
+        .into_iter()
+        .try_fold(TextStyle::DEFAULT, |s, (name, v)| match v {
+            Some(v) => s.with_option(name, v),
+            None => Ok(s),
+        })
+        .map_err(|e| Diagnostic::new(DiagKind::Range, e.0).in_file(ARGS))
+}
+
 fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
     match cmd {
         IsaCmd::Asm { file } => {
@@ -223,10 +241,11 @@ fn isa_cmd(isa: &dyn Isa, cmd: IsaCmd, json: bool) -> Result<u8, Diagnostic> {
             w.finish();
             Ok(EXIT_OK)
         }
-        IsaCmd::Disasm(input) => {
+        IsaCmd::Disasm { input, style } => {
+            let style = text_style(&style)?;
             let (bytes, name) = read_bytes(&input)?;
             let mut w = LineWriter::new("text", json);
-            isa.disasm_each(&bytes, &mut |l| w.line(l))
+            isa.disasm_styled_each(&bytes, &style, &mut |l| w.line(l))
                 .map_err(|d| d.in_file(&name))?;
             w.finish();
             Ok(EXIT_OK)

@@ -153,8 +153,14 @@ pub(crate) enum IsaCmd {
         /// Input file (stdin when absent)
         file: Option<String>,
     },
-    /// Bytes → canonical assembly, one line per instruction
-    Disasm(BytesIn),
+    /// Bytes → canonical assembly, one line per instruction (or in a text
+    /// style: docs/cli.md, "Text styles")
+    Disasm {
+        #[command(flatten)]
+        input: BytesIn,
+        #[command(flatten)]
+        style: StyleArgs,
+    },
     /// Every field: bit range, raw value, meaning, provenance (seed/KIND/CONFIDENCE: the
     /// source page's own tag; vendor; public-usage; secondary; assumed: this project's
     /// decision)
@@ -223,6 +229,33 @@ pub(crate) struct BytesIn {
     /// Read raw bytes from this binary file
     #[arg(long, value_name = "BIN")]
     pub(crate) file: Option<String>,
+}
+
+/// The text style options (`xstore_core::format`): each flag is one of
+/// its options, with the values it names.
+#[derive(Args)]
+pub(crate) struct StyleArgs {
+    /// Hex digits: lower (the default) or upper
+    #[arg(long, value_name = "CASE", value_parser = style_values("hex_case"))]
+    pub(crate) hex_case: Option<String>,
+    /// Hex numbers: 0x prefix (the default) or h suffix (0ffh)
+    #[arg(long, value_name = "STYLE", value_parser = style_values("hex_style"))]
+    pub(crate) hex_style: Option<String>,
+    /// Register names: canonical (the default), upper or lower case
+    #[arg(long, value_name = "CASE", value_parser = style_values("reg_case"))]
+    pub(crate) reg_case: Option<String>,
+    /// Register spellings: canonical (the default) or short (PTO's tiles as T1)
+    #[arg(long, value_name = "NAMES", value_parser = style_values("reg_names"))]
+    pub(crate) reg_names: Option<String>,
+}
+
+/// The values of text style option `name`, as clap checks them.
+fn style_values(name: &str) -> clap::builder::PossibleValuesParser {
+    let (_, values) = xstore_core::format::OPTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("a text style option");
+    clap::builder::PossibleValuesParser::new(values.iter().copied())
 }
 
 /// What the command line parses: the commands of [`Cmd`], and `serve`.

@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostic;
 use crate::dynamic::MachineObject;
+use crate::format::TextStyle;
 use crate::mem::{Memory, MemoryMap};
 use crate::report::BenchResult;
 use crate::report::{Check, Exec, Explanation, Finding, RegValue, Validation, WriteRecord};
@@ -146,13 +147,28 @@ pub trait Isa: Sync {
         self.asm_each(text, &mut |b| out.push(b.to_vec()))?;
         Ok(out)
     }
+    /// Bytes → assembly text in style `style`, one line at a time (the
+    /// default style: the canonical text); [`Isa::asm_each`] reads every
+    /// style back to the same bytes.
+    fn disasm_styled_each(
+        &self,
+        bytes: &[u8],
+        style: &TextStyle,
+        emit: &mut dyn FnMut(&str),
+    ) -> Result<(), Diagnostic>;
+    /// [`Isa::disasm_styled_each`], collected.
+    fn disasm_styled(&self, bytes: &[u8], style: &TextStyle) -> Result<Vec<String>, Diagnostic> {
+        let mut out = Vec::new();
+        self.disasm_styled_each(bytes, style, &mut |l| out.push(l.to_string()))?;
+        Ok(out)
+    }
     /// Bytes → canonical assembly, one line at a time.
-    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic>;
+    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+        self.disasm_styled_each(bytes, &TextStyle::DEFAULT, emit)
+    }
     /// [`Isa::disasm_each`], collected.
     fn disasm(&self, bytes: &[u8]) -> Result<Vec<String>, Diagnostic> {
-        let mut out = Vec::new();
-        self.disasm_each(bytes, &mut |l| out.push(l.to_string()))?;
-        Ok(out)
+        self.disasm_styled(bytes, &TextStyle::DEFAULT)
     }
     /// A program's text split into its units of execution (instructions,
     /// blocks, bundles), each as canonical text that assembles back to it.

@@ -69,6 +69,7 @@ pub mod decode;
 pub mod diag;
 pub mod dynamic;
 mod fault;
+pub mod format;
 pub mod hex;
 pub mod isa;
 pub mod mem;

@@ -6,6 +6,11 @@
 //! TOML parser reads): decimal with an optional `+`/`-` sign and no leading
 //! zero (`0` itself aside), or, unsigned, `0x` hex, `0o` octal or `0b` binary
 //! (lowercase prefix, digits of either case); `_` only between two digits.
+//!
+//! Assembly operands also read the `h` form the printers' `h` style writes
+//! ([`crate::format`]): hex digits of either case and a lowercase `h`, the
+//! first digit a decimal one (a `0` in front of a leading letter: `0ffh`),
+//! `_` only between two digits ([`parse_operand_int`]).
 
 /// What [`parse_int`] accepts, for messages.
 pub const INT_EXPECTED: &str = "a number written as a TOML integer: decimal (no leading zero), \
@@ -53,6 +58,25 @@ pub fn parse_int(tok: &str) -> Option<(i128, bool)> {
     Some((if neg { -n } else { n }, radix != 10))
 }
 
+/// An assembly operand's integer: a literal by the number rule
+/// ([`parse_int`]), or the `h` form (`1fh`, `0FFh`), a bit pattern like
+/// the other radixes.
+pub fn parse_operand_int(tok: &str) -> Option<(i128, bool)> {
+    if let Some(r) = parse_int(tok) {
+        return Some(r);
+    }
+    let digits = tok.strip_suffix('h')?;
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) || !digit_groups(digits, 16) {
+        return None;
+    }
+    let mut n: i128 = 0;
+    for c in digits.chars().filter(|&c| c != '_') {
+        let d = c.to_digit(16).expect("a hex digit");
+        n = n.checked_mul(16)?.checked_add(d as i128)?;
+    }
+    Some((n, true))
+}
+
 /// An unsigned integer of at most `max` by the number rule.
 pub fn parse_u64(tok: &str, max: u64) -> Option<u64> {
     parse_int(tok)
@@ -93,6 +117,12 @@ mod tests {
         assert_eq!(parse_int("0b1010"), Some((10, true)));
         assert_eq!(parse_u64("0xffff_ffff_ffff_ffff", u64::MAX), Some(u64::MAX));
         assert_eq!(parse_u64("256", 255), None);
+        assert_eq!(parse_operand_int("0FFh"), Some((255, true)));
+        assert_eq!(parse_operand_int("1f_00h"), Some((0x1f00, true)));
+        assert_eq!(parse_operand_int("12"), Some((12, false)));
+        for bad in ["ffh", "h", "0fH", "1_h", "-1h", "0x1h", "1gh"] {
+            assert_eq!(parse_operand_int(bad), None, "{bad}");
+        }
         for bad in [
             "", "010", "0X10", "1__0", "_1", "1_", "-0x1", "0x", "1.5", "+", "0b2",
         ] {

@@ -16,7 +16,8 @@ use crate::tables::{
 };
 use std::fmt;
 use std::fmt::Write as _;
-use xstore_core::num::{digit_groups, parse_int, INT_EXPECTED};
+use xstore_core::format::TextStyle;
+use xstore_core::num::{digit_groups, parse_operand_int, INT_EXPECTED};
 use xstore_core::{hex, Diagnostic};
 
 /// One assembled line: its instruction and the 1-based line number.
@@ -277,7 +278,7 @@ impl<'a> Cur<'a> {
     }
 
     fn int(&self, tok: &str, pos: usize) -> Result<(i128, bool), Diagnostic> {
-        parse_int(tok).ok_or_else(|| {
+        parse_operand_int(tok).ok_or_else(|| {
             self.err(pos, format!("`{tok}` is not a number"))
                 .expected(INT_EXPECTED)
         })
@@ -616,13 +617,15 @@ impl<'a> Cur<'a> {
                 .hint("write the slots raw: src=reg, data=0x…"));
         }
         for (k, (t, tp)) in items.iter().enumerate() {
-            m.data[k] = parse_reg(t).ok_or_else(|| {
-                self.range_err(
-                    *tp,
-                    format!("`{t}` is not a register"),
-                    format!("r0..r255 (r0..r{} exist)", NUM_REGS - 1),
-                )
-            })?;
+            m.data[k] = parse_reg(t)
+                .or_else(|| parse_reg(&t.replacen('R', "r", 1)).filter(|_| t.starts_with('R')))
+                .ok_or_else(|| {
+                    self.range_err(
+                        *tp,
+                        format!("`{t}` is not a register"),
+                        format!("r0..r255 (r0..r{} exist)", NUM_REGS - 1),
+                    )
+                })?;
         }
         Ok(())
     }
@@ -667,7 +670,7 @@ impl<'a> Cur<'a> {
 /// An f32 literal by the number rule (docs/neuron.md, "Numbers"): the syntax
 /// of a TOML float (a decimal integer part, then a fraction, an exponent or
 /// both; or `inf` / `nan`, either signed), or a decimal integer of
-/// [`parse_int`]. `None` when the text is neither. The value is rounded once,
+/// [`xstore_core::num::parse_int`]. `None` when the text is neither. The value is rounded once,
 /// to f32.
 pub(crate) fn parse_f32(tok: &str) -> Option<f32> {
     let body = tok.strip_prefix(['+', '-']).unwrap_or(tok);
@@ -698,7 +701,8 @@ pub(crate) fn parse_f32(tok: &str) -> Option<f32> {
 }
 
 /// A register name: `r` and a decimal number without a leading zero, r0..r255
-/// (the byte a data slot holds). The same rule reads `[regs]` keys.
+/// (the byte a data slot holds). The same rule reads `[regs]` keys; an
+/// operand may also be written `R` and the number (a text style's case).
 pub(crate) fn parse_reg(t: &str) -> Option<u8> {
     let n = t.strip_prefix('r')?;
     if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
@@ -712,7 +716,20 @@ fn parse_dtype(s: &str) -> Option<u8> {
     if let Some(d) = tables::DTYPES.iter().find(|d| d.suffix == s) {
         return Some(d.code);
     }
-    let h = s.strip_prefix("0x")?;
+    // A code past the named ones: two hex digits, `0x` before them or `h`
+    // after (and a `0` before a leading letter), as the printer writes it.
+    let h = match (s.strip_prefix("0x"), s.strip_suffix('h')) {
+        (Some(h), _) => h,
+        (None, Some(h))
+            if h.len() == 3
+                && h.starts_with('0')
+                && !h[1..].starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            &h[1..]
+        }
+        (None, Some(h)) if h.starts_with(|c: char| c.is_ascii_digit()) => h,
+        _ => return None,
+    };
     let v = u8::from_str_radix(h, 16).ok()?;
     (h.len() == 2 && v >= tables::DTYPES.len() as u8).then_some(v)
 }
@@ -724,7 +741,7 @@ fn parse_imm(d: &DtypeDef, t: &str) -> Result<u64, BadImm> {
     }
     let w = d.width.expect("set dtype") as u32;
     let bits_max: u128 = (1u128 << (8 * w)) - 1;
-    let Some((v, bits)) = parse_int(t) else {
+    let Some((v, bits)) = parse_operand_int(t) else {
         return Err(BadImm::new(
             format!("`{t}` is not an integer"),
             INT_EXPECTED,
@@ -751,7 +768,7 @@ fn parse_imm(d: &DtypeDef, t: &str) -> Result<u64, BadImm> {
 
 /// An fp32 immediate: a float, or its bits in hex, octal or binary.
 fn parse_f32_imm(t: &str) -> Result<u64, BadImm> {
-    if let Some((v, true)) = parse_int(t) {
+    if let Some((v, true)) = parse_operand_int(t) {
         if !(0..=u32::MAX as i128).contains(&v) {
             return Err(BadImm::new(
                 format!("fp32 bits {t} out of range"),
@@ -778,12 +795,12 @@ fn parse_f32_imm(t: &str) -> Result<u64, BadImm> {
     Ok(f.to_bits() as u64)
 }
 
-fn print_imm(d: &DtypeDef, bits: u64, out: &mut String) {
+fn print_imm(d: &DtypeDef, bits: u64, st: &TextStyle, out: &mut String) {
     let w = d.width.expect("set dtype") as u32;
     if d.float {
         let f = f32::from_bits(bits as u32);
         if f.is_nan() {
-            let _ = write!(out, "{:#010x}", bits as u32);
+            let _ = write!(out, "{}", st.hex(bits as u32 as u64, 8));
         } else {
             let _ = write!(out, "{f:?}");
         }
@@ -795,52 +812,53 @@ fn print_imm(d: &DtypeDef, bits: u64, out: &mut String) {
     }
 }
 
-/// The canonical text of an instruction (defaults omitted).
-pub(crate) fn print(inst: &Instruction) -> String {
+/// The text of an instruction in style `st` (defaults omitted); the
+/// default style is the canonical text.
+pub(crate) fn print(inst: &Instruction, st: &TextStyle) -> String {
     match inst {
         Instruction::NotModelled(n) => {
-            format!(
-                "{}.not_modelled 0x{}",
-                n.def().mnemonic,
-                hex::encode(n.bytes())
-            )
+            format!("{}.not_modelled {}", n.def().mnemonic, st.bytes(n.bytes()))
         }
-        Instruction::Mem2d(m) => print_mem2d(m),
+        Instruction::Mem2d(m) => print_mem2d(m, st),
     }
 }
 
-/// The canonical text of a TensorStore / TensorLoad / pseudo instruction.
-pub(crate) fn print_mem2d(m: &Mem2d) -> String {
+/// The text of a TensorStore / TensorLoad / pseudo instruction in style `st`.
+pub(crate) fn print_mem2d(m: &Mem2d, st: &TextStyle) -> String {
     let mut s = String::with_capacity(96);
     s.push_str(m.def().mnemonic);
     s.push('.');
     match tables::dtype(m.dtype) {
         Some(d) => s.push_str(d.suffix),
         None => {
-            let _ = write!(s, "{:#04x}", m.dtype);
+            let _ = write!(s, "{}", st.hex(m.dtype.into(), 2));
         }
     }
-    print_address(m, &mut s);
+    print_address(m, st, &mut s);
     let [n0, n1] = m.num_elem;
     let _ = write!(s, ", num_elem=({n0},{n1})");
     if m.step_elem != [1, n0 as i32] {
         let _ = write!(s, ", step_elem=({},{})", m.step_elem[0], m.step_elem[1]);
     }
-    print_source(m, &mut s);
-    print_header_and_events(m, &mut s);
+    print_source(m, st, &mut s);
+    print_header_and_events(m, st, &mut s);
     s
 }
 
-fn print_address(m: &Mem2d, s: &mut String) {
+fn print_address(m: &Mem2d, st: &TextStyle, s: &mut String) {
     let _ = match m.addr_form() {
-        AddrForm::Imm(a) => write!(s, " [{a:#x}]"),
-        AddrForm::Other { raw, .. } => write!(s, " [addr8={raw:#018x}]"),
+        AddrForm::Imm(a) => write!(s, " [{}]", st.hex(a, 1)),
+        AddrForm::Other { raw, .. } => write!(s, " [addr8={}]", st.hex(raw, 16)),
         AddrForm::Var {
             var_id,
             var_offset: 0,
         } => write!(s, " [var={var_id}]"),
         AddrForm::Var { var_id, var_offset } => {
-            write!(s, " [var={var_id}, offset={var_offset:#x}]")
+            write!(
+                s,
+                " [var={var_id}, offset={}]",
+                st.hex(var_offset.into(), 1)
+            )
         }
     };
 }
@@ -858,7 +876,7 @@ fn structured_imm(m: &Mem2d) -> Option<&'static DtypeDef> {
 
 /// `imm=(…)` or `reg=(…)` when they represent the data field exactly,
 /// otherwise `src=…, data=0x…`.
-fn print_source(m: &Mem2d, s: &mut String) {
+fn print_source(m: &Mem2d, st: &TextStyle, s: &mut String) {
     let count = m.count();
     let structured_reg = m.datasrc == DataSrc::Register.code()
         && count <= MAX_ELEMS
@@ -870,7 +888,7 @@ fn print_source(m: &Mem2d, s: &mut String) {
             if k > 0 {
                 s.push(',');
             }
-            print_imm(d, hex::le(&m.data[k * w..k * w + w]), s);
+            print_imm(d, hex::le(&m.data[k * w..k * w + w]), st, s);
         }
         s.push(')');
     } else if structured_reg {
@@ -879,49 +897,59 @@ fn print_source(m: &Mem2d, s: &mut String) {
             if k > 0 {
                 s.push(',');
             }
-            let _ = write!(s, "r{r}");
+            let _ = write!(s, "{}{r}", st.reg("r"));
         }
         s.push(')');
     } else {
         let _ = match m.source() {
             Some(DataSrc::Register) => write!(s, ", src=reg"),
             Some(DataSrc::Immediate) => write!(s, ", src=imm"),
-            None => write!(s, ", src={:#04x}", m.datasrc),
+            None => write!(s, ", src={}", st.hex(m.datasrc.into(), 2)),
         };
-        let _ = write!(s, ", data=0x{}", hex::encode(&m.data));
+        let _ = write!(s, ", data={}", st.bytes(&m.data));
     }
 }
 
 /// `wait`, `update`, `sem`, `word_len`, `debug`, each only when not the default.
-fn print_header_and_events(m: &Mem2d, s: &mut String) {
+fn print_header_and_events(m: &Mem2d, st: &TextStyle, s: &mut String) {
+    let b = |v: u8| st.hex(v.into(), 2);
     if m.wait_mode != 0 || m.wait_idx != 0 {
-        let _ = write!(s, ", wait=({:#04x},{})", m.wait_mode, m.wait_idx);
+        let _ = write!(s, ", wait=({},{})", b(m.wait_mode), m.wait_idx);
     }
     if m.update_mode != 0 || m.update_idx != 0 {
-        let _ = write!(s, ", update=({:#04x},{})", m.update_mode, m.update_idx);
+        let _ = write!(s, ", update=({},{})", b(m.update_mode), m.update_idx);
     }
     if m.sem_value != 0 {
-        let _ = write!(s, ", sem={:#x}", m.sem_value);
+        let _ = write!(s, ", sem={}", st.hex(m.sem_value.into(), 1));
     }
     if m.word_len != WORD_LEN {
-        let _ = write!(s, ", word_len={:#04x}", m.word_len);
+        let _ = write!(s, ", word_len={}", b(m.word_len));
     }
     if m.debug_cmd != 0 || m.debug_hint != 0 {
-        let _ = write!(s, ", debug=({:#04x},{:#04x})", m.debug_cmd, m.debug_hint);
+        let _ = write!(s, ", debug=({},{})", b(m.debug_cmd), b(m.debug_hint));
+    }
+}
+
+impl Instruction {
+    /// The assembly text in style `style` ([`TextStyle::DEFAULT`]: the
+    /// canonical text, as `Display` prints it); the assembler reads every
+    /// style back to the same bytes.
+    pub fn text(&self, style: &TextStyle) -> String {
+        print(self, style)
     }
 }
 
 impl fmt::Display for Instruction {
     /// The canonical assembly text (docs/neuron.md, "Assembly syntax").
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&print(self))
+        f.write_str(&print(self, &TextStyle::DEFAULT))
     }
 }
 
 impl fmt::Display for Mem2d {
     /// The canonical assembly text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&print_mem2d(self))
+        f.write_str(&print_mem2d(self, &TextStyle::DEFAULT))
     }
 }
 
@@ -929,6 +957,7 @@ impl fmt::Display for Mem2d {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use xstore_core::num::parse_int;
     use xstore_core::scenario::{parse_document, Value};
 
     /// What TOML makes of `x = <tok>`: an integer, a float, or neither.

@@ -160,7 +160,7 @@ fn explain_mem2d(m: &Mem2d) -> Explanation {
         title: format!("{} ({:#04x})", def.name, def.code),
         hex: hex::encode(&m.encode()),
         fields: f,
-        notes: vec![verdict, format!("assembly: {}", asm::print_mem2d(m))],
+        notes: vec![verdict, format!("assembly: {m}")],
     }
 }
 
@@ -392,7 +392,7 @@ fn immediate_rows(m: &Mem2d, w: usize, f: &mut Vec<ExplainField>) -> usize {
     let n = m.count().min(tables::imm_cap(w as u8));
     for k in 0..n {
         let bytes = &m.data[k * w..k * w + w];
-        let line = asm::print_mem2d(&single_imm(m, k, w));
+        let line = single_imm(m, k, w).to_string();
         let val = line
             .find("imm=(")
             .map(|p| line[p + 5..].split(')').next().unwrap_or(""))

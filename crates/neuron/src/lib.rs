@@ -99,6 +99,7 @@ mod verify;
 
 use std::collections::BTreeMap;
 use xstore_core::decode::{DecodeError, DecodeErrorKind};
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{Example, Isa, IsaInfo, Lowering};
 use xstore_core::report::{BenchResult, Check, Explanation, Finding};
 use xstore_core::scenario::Scenario;
@@ -203,9 +204,14 @@ impl Isa for Model {
         }
         Ok(())
     }
-    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+    fn disasm_styled_each(
+        &self,
+        bytes: &[u8],
+        style: &TextStyle,
+        emit: &mut dyn FnMut(&str),
+    ) -> Result<(), Diagnostic> {
         for i in decode(bytes).map_err(decode_diagnostic)? {
-            emit(&i.to_string());
+            emit(&i.text(style));
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! Assembly text → command words. Accepts the source's spellings (`B.DIM LB0,
 //! 64`, `T1`) and the canonical ones (`B.DIM zero, 64, ->LB0`, `T#1`); one
 //! command per line or `;`-separated; `//` starts a comment. Numbers follow the
-//! project's one rule (`xstore_core::num`: TOML integers).
+//! project's one rule (`xstore_core::num`: TOML integers, and the `h` form of
+//! assembly operands); register names are read in any case.
 //!
 //! Columns are counted once per character: each command's column is carried
 //! on from the previous one, so a long line of many commands assembles in
@@ -11,6 +12,7 @@ use crate::instruction::Word;
 use crate::tables::{self, Fk, Format, Op, Values, DATR_OPTIONS, FORMATS, GPRS, NUM_FK};
 use std::fmt;
 use xstore_core::decode::{DecodeError, DecodeErrorKind};
+use xstore_core::format::TextStyle;
 use xstore_core::{num, Diagnostic};
 
 /// One assembled command with its 1-based source position.
@@ -205,7 +207,7 @@ impl<'a> Cmd<'a> {
     }
 
     fn num(&self, t: &Tok<'_>, what: &str) -> Result<u64, Diagnostic> {
-        num::parse_int(t.text)
+        num::parse_operand_int(t.text)
             .and_then(|(v, _)| u64::try_from(v).ok())
             .ok_or_else(|| {
                 err(
@@ -598,35 +600,24 @@ fn parse_subview(c: &mut Cmd<'_>) -> Result<Op, Diagnostic> {
     Ok(Op::Subview)
 }
 
-fn lb(n: u8) -> String {
-    format!("->LB{n}")
-}
+impl Word {
+    /// The assembly text in style `style` ([`TextStyle::DEFAULT`]: the
+    /// canonical spelling, as `Display` prints it); the assembler reads
+    /// every style back to the same word. PTO's text has no hex numbers: the
+    /// register options alone change it.
+    pub fn text(&self, style: &TextStyle) -> String {
+        let mut s = String::with_capacity(32);
+        let _ = self.write_text(style, &mut s);
+        s
+    }
 
-impl fmt::Display for Word {
-    /// The canonical spelling.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use tables::dtype_name;
-        let gpr = |s: u8| GPRS[s as usize];
+    fn write_text(&self, st: &TextStyle, f: &mut dyn fmt::Write) -> fmt::Result {
+        let gpr = |s: u8| st.reg(GPRS[s as usize]);
+        let lb = |n: u8| format!("->{}", st.reg(&format!("LB{n}")));
         f.write_str(self.format().mnemonic)?;
         match *self {
-            Word::Bstart { dtype, .. } => write!(f, " {}", dtype_name(dtype)),
-            Word::Datr { dtype, layout, .. } => {
-                write!(
-                    f,
-                    " {}, {}",
-                    tables::datr_layout_name(layout),
-                    dtype_name(dtype)
-                )?;
-                let v = self.values();
-                for (key, k, valued) in tables::DATR_OPTIONS {
-                    match (v[k as usize], valued) {
-                        (0, _) => {}
-                        (x, true) => write!(f, ", {key}={x}")?,
-                        (_, false) => write!(f, ", {key}")?,
-                    }
-                }
-                Ok(())
-            }
+            Word::Bstart { dtype, .. } => write!(f, " {}", tables::dtype_name(dtype)),
+            Word::Datr { dtype, layout, .. } => self.write_datr(dtype, layout, f),
             Word::Dim { lb: n, reg, imm } => write!(f, " {}, {imm}, {}", gpr(reg), lb(n)),
             Word::Dimi { lb: n, imm } => write!(f, " {imm}, {}", lb(n)),
             Word::Ior {
@@ -645,12 +636,12 @@ impl fmt::Display for Word {
                 Ok(())
             }
             Word::Iot { tile, last, pemode } => {
-                write!(
-                    f,
-                    " {}, mask={}",
-                    tables::tile_name(tile),
-                    tables::mask_text(pemode)
-                )?;
+                let name = if st.short_regs() {
+                    tables::tile_short_name(tile)
+                } else {
+                    tables::tile_name(tile)
+                };
+                write!(f, " {}, mask={}", st.reg(&name), tables::mask_text(pemode))?;
                 if last {
                     f.write_str(", last")?;
                 }
@@ -666,10 +657,12 @@ impl fmt::Display for Word {
                 if last {
                     f.write_str(", last")?;
                 }
-                write!(f, ", ->{}<{size}>", tables::TILE_BANKS[bank as usize])
+                let bank = tables::TILE_BANKS[bank as usize].to_string();
+                write!(f, ", ->{}<{size}>", st.reg(&bank))
             }
             Word::Ios { id, size, pemode } => {
-                write!(f, " S{id}, mask={}", tables::mask_text(pemode))?;
+                let s = format!("S{id}");
+                write!(f, " {}, mask={}", st.reg(&s), tables::mask_text(pemode))?;
                 if size != 0 {
                     write!(f, ", size={size}")?;
                 }
@@ -683,6 +676,32 @@ impl fmt::Display for Word {
             } => write!(f, " {sel}, {}, {imm}, {size}", gpr(reg)),
             Word::Bstop | Word::CBstop => Ok(()),
         }
+    }
+
+    /// B.DATR's operands: the layout, the data type, the options set.
+    fn write_datr(&self, dtype: u8, layout: u8, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(
+            f,
+            " {}, {}",
+            tables::datr_layout_name(layout),
+            tables::dtype_name(dtype)
+        )?;
+        let v = self.values();
+        for (key, k, valued) in tables::DATR_OPTIONS {
+            match (v[k as usize], valued) {
+                (0, _) => {}
+                (x, true) => write!(f, ", {key}={x}")?,
+                (_, false) => write!(f, ", {key}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Word {
+    /// The canonical spelling.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(&TextStyle::DEFAULT, f)
     }
 }
 

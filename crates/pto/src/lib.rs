@@ -102,6 +102,7 @@ pub use tables::{FaultKind, Rule, TileLayout};
 pub use tile::{Location, Shape, ShapeError, Tile, TileRule};
 pub use validate::{check_stream, validate};
 
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
 use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
 use xstore_core::scenario::Scenario;
@@ -184,9 +185,14 @@ impl Isa for Model {
         }
         Ok(())
     }
-    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+    fn disasm_styled_each(
+        &self,
+        bytes: &[u8],
+        style: &TextStyle,
+        emit: &mut dyn FnMut(&str),
+    ) -> Result<(), Diagnostic> {
         for w in decode(bytes)? {
-            emit(&w.to_string());
+            emit(&w.text(style));
         }
         Ok(())
     }

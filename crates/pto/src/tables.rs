@@ -248,6 +248,16 @@ pub fn tile_name(code: u8) -> String {
     )
 }
 
+/// Code 0..=63 → `T1`…`N16`: the source's spelling, which the assembler
+/// also reads (the short register names of a text style).
+pub fn tile_short_name(code: u8) -> String {
+    format!(
+        "{}{}",
+        TILE_BANKS[(code as usize >> 4) & 3],
+        (code & 15) + 1
+    )
+}
+
 /// `T#1`, `T1`, `u#16` … → code.
 pub fn tile_by_name(s: &str) -> Option<u8> {
     let mut ch = s.chars();

@@ -7,7 +7,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::hash::{Hash, Hasher};
+use xstore_core::format::{StyleError, TextStyle};
 use xstore_core::report;
+use xstore_core::{DiagKind, Diagnostic};
 
 /// An instruction's identity: its bytes in memory order where it has public
 /// ones, else its canonical text.
@@ -48,6 +50,27 @@ impl Key {
             ),
         })
     }
+}
+
+/// A bad text style option or spec as `xstore.InputError`.
+fn style_error(py: Python<'_>, e: StyleError) -> PyErr {
+    crate::conv::input_error(py, &Diagnostic::new(DiagKind::Range, e.0))
+}
+
+/// The text style of the keywords `hex_case`, `hex_style`, `reg_case`,
+/// `reg_names` (`xstore_core::format::OPTIONS`' names and values).
+pub fn style(py: Python<'_>, opts: [&str; 4]) -> PyResult<TextStyle> {
+    let names = xstore_core::format::OPTIONS.map(|(n, _)| n);
+    names
+        .into_iter()
+        .zip(opts)
+        .try_fold(TextStyle::DEFAULT, |s, (n, v)| s.with_option(n, v))
+        .map_err(|e| style_error(py, e))
+}
+
+/// The text style of a `format(inst, spec)` spec.
+pub fn spec_style(py: Python<'_>, spec: &str) -> PyResult<TextStyle> {
+    TextStyle::from_spec(spec).map_err(|e| style_error(py, e))
 }
 
 /// `explain()`'s fields by name, raw values as hex text.

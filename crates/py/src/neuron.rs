@@ -70,6 +70,44 @@ impl Instruction {
     fn text(&self) -> String {
         self.0.to_string()
     }
+    /// The assembly text in a text style (docs/python.md, "Text styles"):
+    /// `hex_case` "lower" or "upper", `hex_style` "0x" or "h", `reg_case`
+    /// "canonical", "upper" or "lower", `reg_names` "canonical" or "short".
+    /// The defaults give `text`; the assembler reads every style back.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_load.u32 [0xfa0], num_elem=(2,1), reg=(r4,r5)"))
+    /// >>> i.format(hex_case="upper", hex_style="h", reg_case="upper")
+    /// 'tensor_load.u32 [0FA0h], num_elem=(2,1), reg=(R4,R5)'
+    ///
+    /// ```
+    #[pyo3(signature = (*, hex_case="lower", hex_style="0x", reg_case="canonical", reg_names="canonical"))]
+    fn format(
+        &self,
+        py: Python<'_>,
+        hex_case: &str,
+        hex_style: &str,
+        reg_case: &str,
+        reg_names: &str,
+    ) -> PyResult<String> {
+        let st = crate::inst::style(py, [hex_case, hex_style, reg_case, reg_names])?;
+        Ok(self.0.text(&st))
+    }
+    /// `format(i, spec)`: the text in the style of `spec`, one character
+    /// per choice (`x`/`X` hex case, `h` suffix, `R`/`r` register case, `s`
+    /// short names); `format(i, "")` is `i.text`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.neuron.decode(xstore.asm("neuron", "tensor_load.u32 [0xfa0], num_elem=(2,1), reg=(r4,r5)"))
+    /// >>> f"{i:Xh}"
+    /// 'tensor_load.u32 [0FA0h], num_elem=(2,1), reg=(r4,r5)'
+    ///
+    /// ```
+    fn __format__(&self, py: Python<'_>, spec: &str) -> PyResult<String> {
+        Ok(self.0.text(&crate::inst::spec_style(py, spec)?))
+    }
     /// Every field with its byte range, raw value, meaning and provenance.
     ///
     /// ```text

@@ -85,6 +85,44 @@ impl Instruction {
     fn text(&self) -> String {
         self.0.to_string()
     }
+    /// The assembly text in a text style (docs/python.md, "Text styles"):
+    /// `hex_case` "lower" or "upper", `hex_style` "0x" or "h", `reg_case`
+    /// "canonical", "upper" or "lower", `reg_names` "canonical" or "short".
+    /// The defaults give `text`; the assembler reads every style back.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.q7.decode(xstore.asm("q7", "IVP_SV2NX8_IP v3, a2, 64"))
+    /// >>> i.format(reg_case="upper")
+    /// 'IVP_SV2NX8_IP V3, A2, 64'
+    ///
+    /// ```
+    #[pyo3(signature = (*, hex_case="lower", hex_style="0x", reg_case="canonical", reg_names="canonical"))]
+    fn format(
+        &self,
+        py: Python<'_>,
+        hex_case: &str,
+        hex_style: &str,
+        reg_case: &str,
+        reg_names: &str,
+    ) -> PyResult<String> {
+        let st = crate::inst::style(py, [hex_case, hex_style, reg_case, reg_names])?;
+        Ok(self.0.text(&st))
+    }
+    /// `format(i, spec)`: the text in the style of `spec`, one character
+    /// per choice (`x`/`X` hex case, `h` suffix, `R`/`r` register case, `s`
+    /// short names); `format(i, "")` is `i.text`.
+    ///
+    /// ```text
+    /// >>> import xstore
+    /// >>> [i] = xstore.q7.decode(xstore.asm("q7", "IVP_SV2NX8_IP v3, a2, 64"))
+    /// >>> f"{i:R}"
+    /// 'IVP_SV2NX8_IP V3, A2, 64'
+    ///
+    /// ```
+    fn __format__(&self, py: Python<'_>, spec: &str) -> PyResult<String> {
+        Ok(self.0.text(&crate::inst::spec_style(py, spec)?))
+    }
     /// The bundle explained in one: its bytes field by field (public
     /// bytes), else its operations' roster facts (several operations: their
     /// rows named `op0.…`, `op1.…`).

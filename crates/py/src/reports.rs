@@ -920,18 +920,34 @@ fn asm<'py>(py: Python<'py>, isa: &str, text: &str) -> PyResult<Bound<'py, PyByt
 }
 
 /// Disassemble `data` (bytes-like): canonical text, one string per
-/// instruction (PTO: per command word; Q7: per bundle).
+/// instruction (PTO: per command word; Q7: per bundle); or in a text style
+/// (docs/python.md, "Text styles"), as `xstore ISA disasm`'s flags choose it:
+/// `hex_case` "lower" or "upper", `hex_style` "0x" or "h", `reg_case`
+/// "canonical", "upper" or "lower", `reg_names` "canonical" or "short".
 ///
 /// ```text
 /// >>> import xstore
 /// >>> xstore.disasm("pto", xstore.asm("pto", "BSTART.TSTORE U8; BSTOP"))
 /// ['BSTART.TSTORE U8', 'BSTOP']
+/// >>> b = xstore.asm("neuron", "tensor_store.u8 [0xff0], num_elem=(1,1), imm=(7)")
+/// >>> xstore.disasm("neuron", b, hex_case="upper", hex_style="h")
+/// ['tensor_store.u8 [0FF0h], num_elem=(1,1), imm=(7)']
 ///
 /// ```
 #[pyfunction]
-fn disasm(py: Python<'_>, isa: &str, data: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (isa, data, *, hex_case="lower", hex_style="0x", reg_case="canonical", reg_names="canonical"))]
+fn disasm(
+    py: Python<'_>,
+    isa: &str,
+    data: &Bound<'_, PyAny>,
+    hex_case: &str,
+    hex_style: &str,
+    reg_case: &str,
+    reg_names: &str,
+) -> PyResult<Vec<String>> {
     let isa = find_isa(py, isa)?;
-    with_bytes(data, |b| py.detach(|| isa.disasm(b)))?.or_input(py)
+    let st = crate::inst::style(py, [hex_case, hex_style, reg_case, reg_names])?;
+    with_bytes(data, |b| py.detach(|| isa.disasm_styled(b, &st)))?.or_input(py)
 }
 
 /// Explain `data`: bytes-like, or a str (hex text; Q7 also a mnemonic or an

@@ -452,9 +452,11 @@ fn check_valign_conflict(entries: &[Parsed], ln: u32) -> Result<(), Diagnostic> 
     Ok(())
 }
 
-/// A `.byte` value: an integer by the number rule, 0..=255.
+/// A `.byte` value: an integer by the number rule (an operand's, the `h`
+/// form included), 0..=255.
 fn byte_value(tok: &str) -> Option<u8> {
-    xstore_core::num::parse_u64(tok, u8::MAX as u64).map(|v| v as u8)
+    let (v, _) = xstore_core::num::parse_operand_int(tok)?;
+    u8::try_from(v).ok()
 }
 
 /// `.byte` at `line[s..e]`: whole 8-byte bundles, each starting with the format
@@ -579,7 +581,7 @@ fn classify(t: &str) -> Option<Class> {
     if let Some((f, n)) = regs::spelled(t) {
         return Some(Class::Reg(f, n));
     }
-    let (v, _) = xstore_core::num::parse_int(t)?;
+    let (v, _) = xstore_core::num::parse_operand_int(t)?;
     i64::try_from(v).ok().map(Class::Imm)
 }
 

@@ -8,6 +8,7 @@ use crate::tables::encoding::{BUNDLE_BYTES, IMM4};
 use crate::tables::regs::File;
 use crate::tables::roster::{self, Conv, Format, Kind, Mode, Op, Operand, MAX_SLOTS};
 use std::fmt;
+use xstore_core::format::TextStyle;
 
 /// The offset operand of an AGU form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,9 +112,10 @@ impl Inst {
         self.mask
     }
 
-    fn operand(&self, role: Operand, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let reg =
-            |f: &mut fmt::Formatter<'_>, file: File, n: u8| write!(f, "{}{n}", file.def().prefix);
+    fn operand(&self, role: Operand, st: &TextStyle, f: &mut dyn fmt::Write) -> fmt::Result {
+        let reg = |f: &mut dyn fmt::Write, file: File, n: u8| {
+            write!(f, "{}{n}", st.reg(file.def().prefix))
+        };
         match (role, self.off) {
             (Operand::Src, _) => reg(f, File::Vec, self.src),
             (Operand::BoolSrc, _) => reg(f, File::Vbool, self.src),
@@ -125,21 +127,35 @@ impl Inst {
             _ => Ok(()),
         }
     }
-}
 
-/// Canonical text: the machine mnemonic and the operands in the signature's
-/// order (a predicated store's mask last).
-impl fmt::Display for Inst {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The text in style `style` ([`TextStyle::DEFAULT`]: the canonical
+    /// text, as `Display` prints it).
+    pub fn text(&self, style: &TextStyle) -> String {
+        let mut s = String::with_capacity(32);
+        let _ = self.write_text(style, &mut s);
+        s
+    }
+
+    /// The machine mnemonic and the operands in the signature's order (a
+    /// predicated store's mask last).
+    fn write_text(&self, st: &TextStyle, f: &mut dyn fmt::Write) -> fmt::Result {
         let op = self.op();
         write!(f, "{} ", op.name)?;
         for (k, &role) in op.sig.operands().iter().enumerate() {
             if k > 0 {
                 f.write_str(", ")?;
             }
-            self.operand(role, f)?;
+            self.operand(role, st, f)?;
         }
         Ok(())
+    }
+}
+
+/// Canonical text: the machine mnemonic and the operands in the signature's
+/// order (a predicated store's mask last).
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(&TextStyle::DEFAULT, f)
     }
 }
 
@@ -267,30 +283,45 @@ impl Bundle {
     }
 }
 
-/// Canonical text: a lone operation as itself, any other bundle as
-/// `[FORMAT] { op ; … ; nop }` (fills last), a bundle whose encoding is not
-/// public as `.byte` and its bytes.
-impl fmt::Display for Bundle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Bundle {
+    /// The text in style `style` ([`TextStyle::DEFAULT`]: the canonical
+    /// text, as `Display` prints it); the assembler reads every style back to
+    /// the same bundle.
+    pub fn text(&self, style: &TextStyle) -> String {
+        let mut s = String::with_capacity(48);
+        let _ = self.write_text(style, &mut s);
+        s
+    }
+
+    fn write_text(&self, st: &TextStyle, f: &mut dyn fmt::Write) -> fmt::Result {
         if let Some(b) = self.kept() {
-            return kept_text(b, f);
+            return kept_text(b, st, f);
         }
         let o = self;
         if !o.braced && o.count == 1 && o.format.is_none() {
-            return write!(f, "{}", self.ops().next().expect("one op"));
+            return self.ops().next().expect("one op").write_text(st, f);
         }
         if let Some(fmt) = o.format {
             write!(f, "{} ", fmt.name())?;
         }
         f.write_str("{ ")?;
-        let ops = self.ops().map(|i| i.to_string());
+        let ops = self.ops().map(|i| i.text(st));
         let parts: Vec<String> = ops.chain((0..o.nops).map(|_| "nop".into())).collect();
         write!(f, "{} }}", parts.join(" ; "))
     }
 }
 
-fn kept_text(b: &[u8; BUNDLE_BYTES], f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let vals: Vec<String> = b.iter().map(|b| format!("0x{b:02x}")).collect();
+/// Canonical text: a lone operation as itself, any other bundle as
+/// `[FORMAT] { op ; … ; nop }` (fills last), a bundle whose encoding is not
+/// public as `.byte` and its bytes.
+impl fmt::Display for Bundle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(&TextStyle::DEFAULT, f)
+    }
+}
+
+fn kept_text(b: &[u8; BUNDLE_BYTES], st: &TextStyle, f: &mut dyn fmt::Write) -> fmt::Result {
+    let vals: Vec<String> = b.iter().map(|&b| st.hex(b.into(), 2).to_string()).collect();
     let what = if encoding::reserved_imm4(b) {
         format!(
             "IVP_SV2NX8_IP with imm4 = {} ({}), which the assembler rejects",

@@ -105,6 +105,7 @@ pub use lint::LINTS;
 pub use machine::{Machine, Misaligned, Options, Valign};
 pub use validate::{check_stream, validate};
 
+use xstore_core::format::TextStyle;
 use xstore_core::isa::{Example, Isa, IsaInfo, ProfileDef, RegionDef};
 use xstore_core::report::{BenchResult, Explanation, Finding, Validation};
 use xstore_core::scenario::Scenario;
@@ -194,9 +195,14 @@ impl Isa for Model {
         }
         Ok(())
     }
-    fn disasm_each(&self, bytes: &[u8], emit: &mut dyn FnMut(&str)) -> Result<(), Diagnostic> {
+    fn disasm_styled_each(
+        &self,
+        bytes: &[u8],
+        style: &TextStyle,
+        emit: &mut dyn FnMut(&str),
+    ) -> Result<(), Diagnostic> {
         for b in decode(bytes).map_err(codec::diagnostic)? {
-            emit(&b.to_string());
+            emit(&b.text(style));
         }
         Ok(())
     }
