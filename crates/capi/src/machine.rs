@@ -58,6 +58,18 @@ impl MachineState {
         // SAFETY: the machine's own live memory handle.
         unsafe { handle::state::<MemoryState>(self.memory) }
     }
+
+    /// The ISA's name.
+    pub(crate) fn isa_name(&self) -> &'static str {
+        self.isa.name()
+    }
+
+    /// The machine object and its memory, apart (for the bench helper).
+    pub(crate) fn parts(&mut self) -> Result<(&mut dyn MachineObject, &mut MemoryState), Error> {
+        // SAFETY: the machine's own live memory handle, a separate allocation.
+        let mem = unsafe { handle::state::<MemoryState>(self.memory)? };
+        Ok((&mut *self.m, mem))
+    }
 }
 
 /// A machine of the ISA, every register zero, with a new memory of the ISA's
