@@ -67,7 +67,11 @@ pub unsafe extern "C" fn xstore_bench_rust_steps(
         }
         let ns = start.elapsed().as_nanos();
         black_box(sink.0);
-        put(elapsed_ns, u64::try_from(ns).unwrap_or(u64::MAX), "elapsed_ns")?;
+        put(
+            elapsed_ns,
+            u64::try_from(ns).unwrap_or(u64::MAX),
+            "elapsed_ns",
+        )?;
         put(failures, failed, "failures")?;
         Ok(XSTORE_OK)
     })
