@@ -5,10 +5,12 @@
  * memory, in the same process. Each side is timed over several rounds,
  * alternating, and the fastest round of each is kept.
  *
- *   bench [--quick] [--json] [--steps N] [--rounds R]
+ *   bench [--quick] [--json] [--steps N] [--rounds R] [--isa NAME]
  *
  * Prints, per ISA, ns per step through C and through Rust, their ratio, the
- * target (1.2) and whether it is met; --json prints one JSON object instead.
+ * target (1.2) and whether it is met; --json prints one JSON object instead;
+ * --isa measures that ISA alone (for callgrind: c_round and
+ * xstore_bench_rust_steps hold the two loops).
  * Exits non-zero when any call fails (a ratio above the target is not a
  * failure). */
 #define _POSIX_C_SOURCE 199309L
@@ -129,7 +131,8 @@ static int measure(const bench_case *c, uint64_t n, int rounds, result *r) {
 
 int main(int argc, char **argv) {
   uint64_t n = 200000;
-  int rounds = 5, json = 0, rc = 0, i;
+  int rounds = 5, json = 0, rc = 0, i, first = 1;
+  const char *only = NULL;
   size_t k;
   result r[CASES];
   for (i = 1; i < argc; i++) {
@@ -140,18 +143,27 @@ int main(int argc, char **argv) {
       json = 1;
     } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       n = strtoull(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
+      only = argv[++i];
     } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: bench [--quick] [--json] [--steps N] [--rounds R]\n");
+      fprintf(stderr, "usage: bench [--quick] [--json] [--steps N] [--rounds R] [--isa NAME]\n");
       return 2;
     }
+  }
+  for (k = 0; only && k < CASES && strcmp(only, cases[k].isa) != 0; k++) {
+  }
+  if (only && k == CASES) {
+    fprintf(stderr, "bench: no ISA `%s` (neuron, pto, q7)\n", only);
+    return 2;
   }
   if (n == 0 || rounds < 1) {
     fprintf(stderr, "bench: --steps and --rounds must be positive\n");
     return 2;
   }
   for (k = 0; k < CASES; k++) {
+    if (only && strcmp(only, cases[k].isa) != 0) continue;
     if (measure(&cases[k], n, rounds, &r[k]) != 0) rc = 1;
     if (r[k].failures) {
       fprintf(stderr, "bench: %s: %llu steps failed\n", cases[k].isa, r[k].failures);
@@ -161,16 +173,20 @@ int main(int argc, char **argv) {
   if (json) printf("{\"steps\": %llu, \"rounds\": %d, \"target\": %.1f, \"isas\": [",
                    (unsigned long long)n, rounds, TARGET);
   for (k = 0; k < CASES; k++) {
-    double ratio = r[k].c_ns / r[k].rust_ns;
-    const char *met = ratio <= TARGET ? "met" : "not met";
+    double ratio;
+    const char *met;
+    if (only && strcmp(only, cases[k].isa) != 0) continue;
+    ratio = r[k].c_ns / r[k].rust_ns;
+    met = ratio <= TARGET ? "met" : "not met";
     if (json)
       printf("%s{\"isa\": \"%s\", \"c_ns_per_step\": %.1f, \"rust_ns_per_step\": %.1f, "
              "\"ratio\": %.3f, \"target\": %.1f, \"met\": %s, \"failures\": %llu}",
-             k ? ", " : "", cases[k].isa, r[k].c_ns, r[k].rust_ns, ratio, TARGET,
+             first ? "" : ", ", cases[k].isa, r[k].c_ns, r[k].rust_ns, ratio, TARGET,
              ratio <= TARGET ? "true" : "false", r[k].failures);
     else
       printf("%-6s  C %8.1f ns/step  Rust %8.1f ns/step  ratio %.3f  target %.1f  %s\n",
              cases[k].isa, r[k].c_ns, r[k].rust_ns, ratio, TARGET, met);
+    first = 0;
   }
   if (json) printf("]}\n");
   return rc;
