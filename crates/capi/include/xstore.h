@@ -240,6 +240,20 @@ uint32_t xstore_abi_version(void);
 // The status's name, e.g. `"XSTORE_ERR_NULL"` (a static string).
 const char *xstore_status_name(enum xstore_status status);
 
+// A bench helper (not for simulation): run `program` `n` times on
+// `machine` and its memory through the Rust API directly, each run a
+// `MachineObject::run` into a sink that only digests the writes, with no
+// handles, effects or messages in between. `elapsed_ns` receives the
+// loop's wall-clock time in nanoseconds and `failures` the runs that
+// returned an error or stopped (a fault, a pending or unsupported unit);
+// both are required. The machine's registers and memory change as `n`
+// runs change them.
+enum xstore_status xstore_bench_rust_steps(struct xstore_machine *machine,
+                                           struct xstore_program *program,
+                                           uint64_t n,
+                                           uint64_t *elapsed_ns,
+                                           uint64_t *failures);
+
 // The model's run of a scenario file's text (of any ISA; `file` names it in
 // messages, or null).
 enum xstore_status xstore_cosim_new(const char *scenario_text,

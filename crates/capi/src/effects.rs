@@ -82,6 +82,8 @@ pub(crate) struct EffectsState {
     fx: Fx,
     reg_text: Vec<(CString, CString)>,
     fault_text: (CString, CString),
+    /// The writes' list before the current one, kept for its buffers.
+    spare: Vec<(u64, Vec<u8>)>,
 }
 
 impl Kind for EffectsState {
@@ -106,11 +108,27 @@ impl EffectsState {
             .iter()
             .map(|r| (c_string(r.name.clone()), c_string(reg_text(&r.value))))
             .collect();
-        self.fault_text = match &fx.fault {
-            Some(f) => (c_string(f.kind.clone()), c_string(f.message.clone())),
-            None => Default::default(),
-        };
-        self.fx = fx;
+        match &fx.fault {
+            Some(f) => self.fault_text = (c_string(f.kind.clone()), c_string(f.message.clone())),
+            // Empty strings stay as they are (a new one would be allocated).
+            None if self.fault_text.0.as_bytes().is_empty()
+                && self.fault_text.1.as_bytes().is_empty() => {}
+            None => self.fault_text = Default::default(),
+        }
+        let old = std::mem::replace(&mut self.fx, fx);
+        self.spare = old.writes;
+    }
+
+    /// A spare list of writes (the ones before the current effects'), for
+    /// the next run to refill, reusing its entries' buffers; the current
+    /// effects stay as they are until `set`.
+    pub(crate) fn take_writes(&mut self) -> Vec<(u64, Vec<u8>)> {
+        std::mem::take(&mut self.spare)
+    }
+
+    /// Give back a list `take_writes` gave, unused.
+    pub(crate) fn restore_writes(&mut self, writes: Vec<(u64, Vec<u8>)>) {
+        self.spare = writes;
     }
 
     /// The effects as the JSON of `xstore run --json`.
@@ -152,6 +170,7 @@ pub unsafe extern "C" fn xstore_effects_new(out: *mut *mut xstore_effects) -> xs
             },
             reg_text: Vec::new(),
             fault_text: Default::default(),
+            spare: Vec::new(),
         })
     })
 }

@@ -150,7 +150,11 @@ pub(crate) unsafe fn with<K: Kind>(
     let r = guarded(|| f(state, out));
     match r {
         Ok(s) => {
-            h.set_error(String::new());
+            // Only a failure leaves a message to clear: an empty one stays
+            // (no allocation on the hot path of a call that keeps succeeding).
+            if !h.error.as_bytes().is_empty() {
+                h.set_error(String::new());
+            }
             s
         }
         Err(e) => {

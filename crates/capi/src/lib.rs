@@ -33,6 +33,7 @@
 #![allow(non_camel_case_types)]
 
 mod args;
+mod bench;
 mod cosim;
 mod coverage;
 mod effects;
@@ -43,6 +44,7 @@ mod memory;
 mod program;
 
 // Every C type and call, at the crate's root (the header's names).
+pub use bench::*;
 pub use cosim::*;
 pub use coverage::*;
 pub use effects::*;

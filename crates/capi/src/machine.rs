@@ -58,6 +58,18 @@ impl MachineState {
         // SAFETY: the machine's own live memory handle.
         unsafe { handle::state::<MemoryState>(self.memory) }
     }
+
+    /// The ISA's name.
+    pub(crate) fn isa_name(&self) -> &'static str {
+        self.isa.name()
+    }
+
+    /// The machine object and its memory, apart (for the bench helper).
+    pub(crate) fn parts(&mut self) -> Result<(&mut dyn MachineObject, &mut MemoryState), Error> {
+        // SAFETY: the machine's own live memory handle, a separate allocation.
+        let mem = unsafe { handle::state::<MemoryState>(self.memory)? };
+        Ok((&mut *self.m, mem))
+    }
 }
 
 /// A machine of the ISA, every register zero, with a new memory of the ISA's
@@ -296,13 +308,49 @@ pub unsafe extern "C" fn xstore_machine_reg_set_text(
     })
 }
 
-/// Each write, its bytes kept.
-#[derive(Default)]
-struct Collect(Vec<(u64, Vec<u8>)>);
+/// Each write, its bytes kept: the first `.1` entries of `.0` are this
+/// run's, the rest an earlier run's, whose buffers the next writes reuse
+/// (a step that writes as much as the one before the last allocates
+/// nothing).
+struct Collect(Vec<(u64, Vec<u8>)>, usize);
+
+impl Collect {
+    /// The effects' list of writes, to be refilled.
+    fn reuse(fx: &mut EffectsState) -> Collect {
+        Collect(fx.take_writes(), 0)
+    }
+
+    /// Run `f` into the collector; on an error, the list goes back to the
+    /// effects as their spare (the effects themselves are untouched).
+    fn run<T>(
+        &mut self,
+        fx: &mut EffectsState,
+        f: impl FnOnce(&mut Collect) -> Result<T, Diagnostic>,
+    ) -> Result<T, Error> {
+        f(self).map_err(|e| {
+            fx.restore_writes(std::mem::take(&mut self.0));
+            e.into()
+        })
+    }
+
+    /// This run's writes.
+    fn done(mut self) -> Vec<(u64, Vec<u8>)> {
+        self.0.truncate(self.1);
+        self.0
+    }
+}
 
 impl WriteSink for Collect {
     fn write(&mut self, addr: u64, bytes: &[u8]) {
-        self.0.push((addr, bytes.to_vec()));
+        match self.0.get_mut(self.1) {
+            Some((a, b)) => {
+                *a = addr;
+                b.clear();
+                b.extend_from_slice(bytes);
+            }
+            None => self.0.push((addr, bytes.to_vec())),
+        }
+        self.1 += 1;
     }
 }
 
@@ -330,7 +378,7 @@ fn fill(fx: &mut EffectsState, ran: Ran, writes: Collect) -> Res {
     fx.set(Fx {
         outcome,
         executed: out.executed,
-        writes: writes.0,
+        writes: writes.done(),
         regs: ran.changed,
         fault,
         warnings,
@@ -374,9 +422,9 @@ pub unsafe extern "C" fn xstore_machine_execute(
 ) -> xstore_status {
     handle::with::<MachineState>(machine, |m, _| {
         let (p, fx) = operands(m, program, effects)?;
-        let mut writes = Collect::default();
         let mem = &mut *(m.memory()? as *mut MemoryState);
-        let ran = m.m.run(&p.prog, mem.object(), &mut writes)?;
+        let mut writes = Collect::reuse(fx);
+        let ran = writes.run(fx, |w| m.m.run(&p.prog, mem.object(), w))?;
         fill(fx, ran, writes)
     })
 }
@@ -396,9 +444,9 @@ pub unsafe extern "C" fn xstore_machine_step(
         if m.stopped || m.next >= p.prog.units() {
             return Ok(XSTORE_END);
         }
-        let mut writes = Collect::default();
         let mem = &mut *(m.memory()? as *mut MemoryState);
-        let ran = m.m.step(&p.prog, m.next, mem.object(), &mut writes)?;
+        let mut writes = Collect::reuse(fx);
+        let ran = writes.run(fx, |w| m.m.step(&p.prog, m.next, mem.object(), w))?;
         if ran.outcome.stop.is_some() {
             m.stopped = true;
         } else {

@@ -3,7 +3,10 @@
 # error paths, C99) plain and under AddressSanitizer (leak checker on) and
 # UndefinedBehaviorSanitizer, the documentation's C and C++ examples
 # (tests/c/example.c, example.cpp; C99 and C++17), the example against the
-# shared library, and the header alone as C++.
+# shared library, the header alone as C++, and the C ABI bench
+# (tests/c/bench.c) in its quick mode: it must run every step of all three
+# ISAs and print their fields (its ratios are not checked here; tests/bench.sh
+# measures them).
 #
 # XSTORE_LIB_DIR names the directory holding libxstore.a and libxstore.so;
 # without it the script builds them (cargo build --release -p xstore-capi).
@@ -58,4 +61,16 @@ step "example.cpp (C++17) under -fsanitize=address,undefined"
 c++ "${cxx_flags[@]}" "${san[@]}" "$src/example.cpp" "$lib/libxstore.a" "${system_libs[@]}" \
   -o "$out/example_cpp"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "$out/example_cpp" >"$out/example_cpp.out"
+step "bench.c --quick (every step succeeds; no timing checked)"
+cc "${c_flags[@]}" -O2 "$src/bench.c" "$lib/libxstore.a" "${system_libs[@]}" -o "$out/bench"
+"$out/bench" --quick --json >"$out/bench.json"
+for isa in neuron pto q7; do
+  for field in c_ns_per_step rust_ns_per_step ratio target met; do
+    grep -q "{\"isa\": \"$isa\", .*\"$field\": " "$out/bench.json" || {
+      echo "run.sh: bench.c --quick --json lacks $field for $isa:" >&2
+      cat "$out/bench.json" >&2
+      exit 1
+    }
+  done
+done
 step "all passed"
