@@ -319,3 +319,91 @@ fn the_loader_is_the_assembler_and_the_decoder() {
     assert!(d.to_string().contains("has 36 of its 64 bytes"), "{d}");
     assert!(<Machine as Load>::assemble("tensor_nope").is_err());
 }
+
+/// What a sink that follows the run unit by unit is told.
+#[derive(Default)]
+struct Units(Vec<String>);
+
+impl xstore_core::stream::WriteSink for Units {
+    fn write(&mut self, addr: u64, bytes: &[u8]) {
+        self.0.push(format!("write {addr:#x} {bytes:?}"));
+    }
+    fn step(&mut self, e: &xstore_core::stream::StepEvent<'_>) {
+        use xstore_core::stream::StepEvent;
+        match e {
+            StepEvent::Instruction { index, text, bytes } => {
+                self.0.push(format!("unit {index} {text} {}", bytes.len()));
+                self.0.push(format!("bytes {index} {bytes:?}"));
+            }
+            StepEvent::Retire { index, changed } => self.0.push(format!(
+                "retire {index} {:?}",
+                changed
+                    .iter()
+                    .map(|r| (r.name.as_str(), r.value.clone()))
+                    .collect::<Vec<_>>()
+            )),
+            _ => {}
+        }
+    }
+    fn follows_units(&self) -> bool {
+        true
+    }
+}
+
+/// The stepping layer's view of a Neuron program: each unit's text and
+/// bytes are the instruction's own, a step's changed registers are the
+/// ones it changed (compared with the registers before it, not with zero
+/// or any other constant), and a fault carries no numeric code.
+#[test]
+fn the_stepping_layer_sees_each_instruction_its_registers_and_a_codeless_fault() {
+    use xstore_core::step::{run_steps, Registers, Unit, UnitFault};
+    let text = "tensor_load.u8 [0x100], num_elem=(2,1), reg=(r4,r5)\n\
+                tensor_store.u8 [0x200], num_elem=(1,1), imm=(9)";
+    let prog = assemble(text).unwrap();
+    for i in &prog {
+        assert_eq!(Unit::text(i), i.to_string());
+        assert_eq!(Unit::bytes(i), i.encode().to_vec());
+        assert_eq!(Unit::bytes(i).len(), 64);
+    }
+    let mut mem = Memory::new(PROFILES[0].map());
+    mem.load(0x100, &[7, 0]).unwrap();
+    let mut regs = [0u32; xstore_neuron::tables::NUM_REGS];
+    regs[4] = 1;
+    regs[5] = 1;
+    let mut m = Machine::from_regs(regs);
+    assert_eq!(Registers::snapshot(&m), regs);
+    let mut sink = Units::default();
+    let out = run_steps(&mut m, &prog[..], &mut mem, &mut sink);
+    assert_eq!(out.executed, 2);
+    let bytes = |i: &Instruction| format!("{:?}", i.encode().to_vec());
+    assert_eq!(
+        sink.0,
+        [
+            format!("unit 0 {} 64", prog[0]),
+            format!("bytes 0 {}", bytes(&prog[0])),
+            format!("unit 1 {} 64", prog[1]),
+            format!("bytes 1 {}", bytes(&prog[1])),
+            // r4 went from 1 to 7 and r5 from 1 to 0: both changed.
+            format!(
+                "retire 0 {:?}",
+                [("r4", RegValue::Int(7)), ("r5", RegValue::Int(0))]
+            ),
+            "write 0x200 [9]".to_string(),
+            "retire 1 []".to_string(),
+        ]
+    );
+    let mut after = regs;
+    after[4] = 7;
+    after[5] = 0;
+    assert_eq!(Registers::snapshot(&m), after);
+    // A fault: a store into unmapped memory.
+    let small = vec![Region::new(0, 0x200, Access::ReadWrite).unwrap()];
+    let mut mem = Memory::new(MemoryMap::new(small).unwrap());
+    let bad = assemble("tensor_store.u8 [0x200], num_elem=(1,1), imm=(9)").unwrap();
+    let out = Machine::new().run(&bad, &mut mem, &mut VecTrace::default());
+    let (_, f) = out.fault().unwrap();
+    assert_eq!(f.kind(), "unmapped");
+    assert_eq!(f.code(), None);
+    assert_eq!(UnitFault::code(f), None);
+    assert_eq!(UnitFault::report(f, 0, None).code, None);
+}
