@@ -569,3 +569,98 @@ fn event_and_debug_bytes_pass_through_unchanged() {
         );
     }
 }
+
+/// The detail of every failed check, by name, of `bytes`.
+fn details(bytes: &[u8]) -> Vec<(String, String)> {
+    validate(bytes)
+        .checks
+        .iter()
+        .filter(|c| c.failed())
+        .map(|c| (c.name.to_string(), c.detail.to_string()))
+        .collect()
+}
+
+/// Each kind of allowed set reads as it is written in docs/neuron.md's
+/// rule table: one value, a count range, the dtype set, the dtype of an
+/// immediate cap, and a direction's sources.
+#[test]
+fn a_field_failure_names_its_allowed_set() {
+    let base = asm1("tensor_store.u16 [0x40], num_elem=(2,1), imm=(1,2)");
+    let with = |pos: usize, v: u8| {
+        let mut b = base;
+        b[pos] = v;
+        details(&b)
+    };
+    let d = |name: &str, detail: &str| (name.to_string(), detail.to_string());
+    assert_eq!(
+        with(1, 0x3),
+        [d(
+            "has_valid_neuron_header",
+            "header.inst_word_len = 0x3; allowed {0x10}"
+        )]
+    );
+    assert_eq!(
+        with(14, 0),
+        [d(
+            "mem2d_shared_constraints",
+            "num_elem[0] = 0x0; allowed 1..=32"
+        )]
+    );
+    assert_eq!(
+        with(12, 0x7f),
+        [
+            d(
+                "mem2d_shared_constraints",
+                "dtype = 0x7f; allowed {0x1 u64, 0x2 i8, 0x3 u8, 0x4 i16, 0x5 u16, 0x8 i32, \
+                 0x9 u32, 0xa f32}"
+            ),
+            d(
+                "mem2d_store_num_elem_check",
+                "dtype = 0x7f; allowed a dtype of the 8-type set (no immediate cap for others)"
+            )
+        ]
+    );
+    assert_eq!(
+        with(13, 2),
+        [d(
+            "mem2d_datasrc_valid",
+            "src_datasrc = 0x2; allowed {0 Register, 1 Immediate}"
+        )]
+    );
+    let load = asm1("tensor_load.u16 [0x40], num_elem=(2,1), reg=(r1,r2)");
+    let mut b = load;
+    b[13] = 1;
+    assert!(details(&b).contains(&d(
+        "mem2d_datasrc_zero",
+        "src_datasrc = 0x1; allowed {0 Register}"
+    )));
+}
+
+/// The window rule's two sentences: a span that crosses from one 16 MiB
+/// region to the next (here from address 0, the lowest byte at 0), and one
+/// that passes below address 0 (its highest byte at 0, written `0x0`, not
+/// `-0x0`).
+#[test]
+fn a_window_failure_says_whether_the_span_crosses_a_region_or_leaves_the_address_space() {
+    let crossing =
+        asm1("tensor_store.u8 [0x0], num_elem=(2,1), step_elem=(0x1000000,1), imm=(1,2)");
+    assert_eq!(
+        details(&crossing),
+        [(
+            "window_16mib".to_string(),
+            "start_addr = 0x0, num_elem = (2,1), step_elem = (16777216,1): element span [0x0, \
+             0x1000000] crosses from 16 MiB region 0x0 to 0x1; allowed one aligned 16 MiB region"
+                .to_string()
+        )]
+    );
+    let below = asm1("tensor_store.u8 [0x0], num_elem=(2,1), step_elem=(-1,1), imm=(1,2)");
+    assert_eq!(
+        details(&below),
+        [(
+            "window_16mib".to_string(),
+            "start_addr = 0x0, num_elem = (2,1), step_elem = (-1,1): element span [-0x1, 0x0] \
+             passes the 64-bit address space; allowed one aligned 16 MiB region"
+                .to_string()
+        )]
+    );
+}
