@@ -39,6 +39,7 @@ impl Word {
     /// must-be-zero field, a value a code check may reject, an unusual
     /// width) goes through [`decode_by_scan`], which reads the format table
     /// directly and gives the same word or error.
+    #[inline]
     pub fn decode(word: u32, width: u32) -> Result<Word, DecodeError> {
         let plan = plan();
         let row = match width {
@@ -59,17 +60,13 @@ impl Word {
         if word & p.mask != p.matches {
             return decode_by_scan(word, width);
         }
-        let mut v = [0u32; NUM_FK];
-        for x in &p.parts[..p.nparts as usize] {
-            v[x.fk as usize] |= ((word >> x.shift) & x.mask) << x.vlo;
-        }
         for &(k, legal) in &p.checks[..p.nchecks as usize] {
-            if (legal >> v[k as usize]) & 1 == 0 {
-                check_codes(p.fmt, &v)?;
+            if (legal >> p.value(k, word)) & 1 == 0 {
+                check_codes(p.fmt, &extract(p.fmt, word))?;
                 break;
             }
         }
-        Ok(Word::build(p.fmt.op, &v))
+        Ok(Word::build_with(p.fmt.op, |k| p.value(k, word)))
     }
 }
 
@@ -105,8 +102,8 @@ const SCAN: u8 = 0xfe;
 /// The word bits [`bucket`] reads: the opcode bits 6:0 and the funct3 bits
 /// 14:12 most formats fix.
 const BUCKET_BITS: u32 = 0x707f;
-/// The most value parts and checked values a format row may have.
-const MAX_PARTS: usize = 8;
+/// The most checked values a format row may have.
+const MAX_CHECKS: usize = 8;
 
 /// A word's bucket: its [`BUCKET_BITS`], packed into 10 bits.
 const fn bucket(word: u32) -> usize {
@@ -119,14 +116,16 @@ const fn bucket_word(i: usize) -> u32 {
     (i & 0x7f) | ((i & 0x380) << 5)
 }
 
-/// One value part of a format: `(word >> shift) & mask` holds bits `vlo..`
-/// of value `fk`.
+/// Where a format holds one value: `(word >> lo) & mask`, or'd with
+/// `((word >> lo2) & mask2) << vlo2` (a value split over two fields); a
+/// value the format lacks has both masks 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct PartPlan {
-    shift: u8,
-    fk: u8,
-    vlo: u8,
+struct ValuePlan {
+    lo: u8,
+    lo2: u8,
+    vlo2: u8,
     mask: u32,
+    mask2: u32,
 }
 
 /// A format row read for decoding.
@@ -137,17 +136,22 @@ struct FormatPlan {
     id: u32,
     mask: u32,
     matches: u32,
-    parts: [PartPlan; MAX_PARTS],
-    nparts: u8,
+    /// Each value's bits, indexed by [`Fk`].
+    values: [ValuePlan; NUM_FK],
     /// The values [`check_codes`] may reject, each with the set of its
     /// values it accepts (bit `x` set: `x` is accepted).
-    checks: [(Fk, u64); MAX_PARTS],
+    checks: [(Fk, u64); MAX_CHECKS],
     nchecks: u8,
 }
 
 impl FormatPlan {
     fn identifies(&self, word: u32) -> bool {
         word & self.key == self.id
+    }
+    #[inline]
+    fn value(&self, k: Fk, word: u32) -> u32 {
+        let x = &self.values[k as usize];
+        ((word >> x.lo) & x.mask) | (((word >> x.lo2) & x.mask2) << x.vlo2)
     }
 }
 
@@ -185,27 +189,28 @@ fn format_plan(fmt: &'static Format) -> FormatPlan {
         id: fmt.matches() & fmt.key_mask(),
         mask: fmt.mask(),
         matches: fmt.matches(),
-        parts: [PartPlan::default(); MAX_PARTS],
-        nparts: 0,
-        checks: [(Fk::DataType, 0); MAX_PARTS],
+        values: [ValuePlan::default(); NUM_FK],
+        checks: [(Fk::DataType, 0); MAX_CHECKS],
         nchecks: 0,
     };
     for fd in fmt.fields {
         if let Part::Value(k, vlo) = fd.part {
-            assert!((p.nparts as usize) < MAX_PARTS, "too many value fields");
-            p.parts[p.nparts as usize] = PartPlan {
-                shift: fd.bits.lo as u8,
-                fk: k as u8,
-                vlo,
-                mask: (fd.bits.mask() >> fd.bits.lo) as u32,
-            };
-            p.nparts += 1;
+            let x = &mut p.values[k as usize];
+            let mask = (fd.bits.mask() >> fd.bits.lo) as u32;
+            if vlo == 0 {
+                assert!(x.mask == 0, "a value with two low parts");
+                (x.lo, x.mask) = (fd.bits.lo as u8, mask);
+            } else {
+                assert!(x.mask2 == 0, "a value of more than two fields");
+                (x.lo2, x.mask2, x.vlo2) = (fd.bits.lo as u8, mask, vlo);
+            }
             let width = fmt.value_width(k);
             if vlo == 0 && width <= CHECKED_WIDTH {
                 let legal = (0..1u32 << width)
                     .filter(|&x| !rejects(fmt, k, x))
                     .fold(0u64, |m, x| m | 1 << x);
                 if legal != (u64::MAX >> (64 - (1u32 << width))) {
+                    assert!((p.nchecks as usize) < MAX_CHECKS, "too many checked values");
                     p.checks[p.nchecks as usize] = (k, legal);
                     p.nchecks += 1;
                 }
@@ -534,6 +539,39 @@ mod tests {
         out
     }
 
+    /// The value kind of index `i`.
+    fn fk(i: usize) -> Fk {
+        let all = [
+            Fk::DataType,
+            Fk::CMode,
+            Fk::Pad,
+            Fk::Sat,
+            Fk::Canon,
+            Fk::RMode,
+            Fk::Layout,
+            Fk::RegSrc,
+            Fk::Imm,
+            Fk::LoopNest,
+            Fk::Imm8,
+            Fk::RegDst,
+            Fk::RegSrc0,
+            Fk::RegSrc1,
+            Fk::RegSrc2,
+            Fk::SrcTile,
+            Fk::DstTile,
+            Fk::Last,
+            Fk::SizeCode,
+            Fk::PEMode,
+            Fk::SharedId,
+            Fk::SrcSelect,
+            Fk::Uimm11,
+            Fk::SubSize,
+        ];
+        assert_eq!(all.len(), NUM_FK);
+        assert_eq!(all[i] as usize, i);
+        all[i]
+    }
+
     #[test]
     fn plan_decodes_as_the_format_scan() {
         for w in 0..=u16::MAX as u32 {
@@ -559,20 +597,13 @@ mod tests {
             assert!(std::ptr::eq(p.fmt, fmt));
             assert_eq!((p.mask, p.matches), (fmt.mask(), fmt.matches()));
             assert_eq!(p.key, fmt.key_mask());
-            // Each value part reads the bits of its field.
-            let values: Vec<&tables::FieldDef> = fmt
-                .fields
-                .iter()
-                .filter(|fd| matches!(fd.part, Part::Value(..)))
-                .collect();
-            assert_eq!(p.nparts as usize, values.len(), "{}", fmt.mnemonic);
-            for (x, fd) in p.parts.iter().zip(&values) {
-                let Part::Value(k, vlo) = fd.part else {
-                    unreachable!()
-                };
-                assert_eq!((x.fk, x.vlo), (k as u8, vlo));
-                for w in [u32::MAX, 0x1234_5678, 0x8765_4321] {
-                    assert_eq!((w >> x.shift) & x.mask, fd.get(w), "{}", fd.name);
+            // Each value is read as extract reads it.
+            let mut rng = XorShift(0x7a1e);
+            for _ in 0..1000 {
+                let w = rng.next_u64() as u32;
+                let v = extract(fmt, w);
+                for k in (0..NUM_FK).map(fk) {
+                    assert_eq!(p.value(k, w), v[k as usize], "{} {k:?}", fmt.mnemonic);
                 }
             }
             // Each accepted set is what check_codes accepts.
