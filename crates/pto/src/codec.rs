@@ -116,16 +116,20 @@ const fn bucket_word(i: usize) -> u32 {
     (i & 0x7f) | ((i & 0x380) << 5)
 }
 
-/// Where a format holds one value: `(word >> lo) & mask`, or'd with
-/// `((word >> lo2) & mask2) << vlo2` (a value split over two fields); a
-/// value the format lacks has both masks 0.
+/// Where a format holds a value's low part: `(word >> lo) & mask`, shifted
+/// to bit `vlo` of the value; a value the format lacks has mask 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct ValuePlan {
     lo: u8,
-    lo2: u8,
-    vlo2: u8,
+    vlo: u8,
     mask: u32,
-    mask2: u32,
+}
+
+impl ValuePlan {
+    #[inline]
+    fn get(&self, word: u32) -> u32 {
+        ((word >> self.lo) & self.mask) << self.vlo
+    }
 }
 
 /// A format row read for decoding.
@@ -138,6 +142,9 @@ struct FormatPlan {
     matches: u32,
     /// Each value's bits, indexed by [`Fk`].
     values: [ValuePlan; NUM_FK],
+    /// The one value split over two fields, if any, and its high part.
+    split: Option<Fk>,
+    split_high: ValuePlan,
     /// The values [`check_codes`] may reject, each with the set of its
     /// values it accepts (bit `x` set: `x` is accepted).
     checks: [(Fk, u64); MAX_CHECKS],
@@ -150,8 +157,12 @@ impl FormatPlan {
     }
     #[inline]
     fn value(&self, k: Fk, word: u32) -> u32 {
-        let x = &self.values[k as usize];
-        ((word >> x.lo) & x.mask) | (((word >> x.lo2) & x.mask2) << x.vlo2)
+        let x = self.values[k as usize].get(word);
+        if self.split == Some(k) {
+            x | self.split_high.get(word)
+        } else {
+            x
+        }
     }
 }
 
@@ -190,19 +201,28 @@ fn format_plan(fmt: &'static Format) -> FormatPlan {
         mask: fmt.mask(),
         matches: fmt.matches(),
         values: [ValuePlan::default(); NUM_FK],
+        split: None,
+        split_high: ValuePlan::default(),
         checks: [(Fk::DataType, 0); MAX_CHECKS],
         nchecks: 0,
     };
     for fd in fmt.fields {
         if let Part::Value(k, vlo) = fd.part {
-            let x = &mut p.values[k as usize];
-            let mask = (fd.bits.mask() >> fd.bits.lo) as u32;
+            let part = ValuePlan {
+                lo: fd.bits.lo as u8,
+                vlo,
+                mask: (fd.bits.mask() >> fd.bits.lo) as u32,
+            };
             if vlo == 0 {
-                assert!(x.mask == 0, "a value with two low parts");
-                (x.lo, x.mask) = (fd.bits.lo as u8, mask);
+                assert!(p.values[k as usize].mask == 0, "a value with two low parts");
+                p.values[k as usize] = part;
             } else {
-                assert!(x.mask2 == 0, "a value of more than two fields");
-                (x.lo2, x.mask2, x.vlo2) = (fd.bits.lo as u8, mask, vlo);
+                assert!(p.split.is_none(), "more than one value split over fields");
+                assert!(
+                    fmt.fields.iter().filter(|f| f.holds(k)).count() == 2,
+                    "a value of more than two fields"
+                );
+                (p.split, p.split_high) = (Some(k), part);
             }
             let width = fmt.value_width(k);
             if vlo == 0 && width <= CHECKED_WIDTH {
