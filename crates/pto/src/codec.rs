@@ -33,27 +33,247 @@ impl Word {
     }
 
     /// Decode one word of `width` bits (16 or 32). The error's offset is 0.
+    ///
+    /// The word's format is found through [`Plan`], a lookup table derived
+    /// once from `FORMATS`; any word it cannot settle cheaply (a nonzero
+    /// must-be-zero field, a value a code check may reject, an unusual
+    /// width) goes through [`decode_by_scan`], which reads the format table
+    /// directly and gives the same word or error.
+    #[inline]
     pub fn decode(word: u32, width: u32) -> Result<Word, DecodeError> {
-        for fmt in FORMATS.iter().filter(|f| f.width == width) {
-            if !fmt.identifies(word) {
-                continue;
-            }
-            // The mask covers the fixed and the must-be-zero bits: a word it
-            // matches has every must-be-zero field clear.
-            if word & fmt.mask() != fmt.matches() {
-                let fd = fmt
-                    .fields
-                    .iter()
-                    .find(|fd| fd.part == Part::Zero && fd.get(word) != 0)
-                    .expect("a word of the format's fixed bits that misses its mask has a nonzero must-be-zero field");
-                return Err(must_be_zero(fmt, fd, word));
-            }
-            let v = extract(fmt, word);
-            check_codes(fmt, &v)?;
-            return Ok(Word::build(fmt.op, &v));
+        let plan = plan();
+        let row = match width {
+            16 => 0,
+            32 => 1,
+            _ => return decode_by_scan(word, width),
+        };
+        let [a, b] = plan.buckets[row][bucket(word)];
+        let p = if a == SCAN {
+            return decode_by_scan(word, width);
+        } else if a != NONE && plan.formats[a as usize].identifies(word) {
+            &plan.formats[a as usize]
+        } else if b != NONE && plan.formats[b as usize].identifies(word) {
+            &plan.formats[b as usize]
+        } else {
+            return Err(not_a_command(word, width));
+        };
+        if word & p.mask != p.matches {
+            return decode_by_scan(word, width);
         }
-        Err(not_a_command(word, width))
+        for &(k, legal) in &p.checks[..p.nchecks as usize] {
+            if (legal >> p.value(k, word)) & 1 == 0 {
+                check_codes(p.fmt, &extract(p.fmt, word))?;
+                break;
+            }
+        }
+        Ok(Word::build_with(p.fmt.op, |k| p.value(k, word)))
     }
+}
+
+/// Decode by trying the format rows in table order: the reading of
+/// `FORMATS` that [`Plan`] is derived from and checked against.
+pub(crate) fn decode_by_scan(word: u32, width: u32) -> Result<Word, DecodeError> {
+    for fmt in FORMATS.iter().filter(|f| f.width == width) {
+        if !fmt.identifies(word) {
+            continue;
+        }
+        // The mask covers the fixed and the must-be-zero bits: a word it
+        // matches has every must-be-zero field clear.
+        if word & fmt.mask() != fmt.matches() {
+            let fd = fmt
+                .fields
+                .iter()
+                .find(|fd| fd.part == Part::Zero && fd.get(word) != 0)
+                .expect("a word of the format's fixed bits that misses its mask has a nonzero must-be-zero field");
+            return Err(must_be_zero(fmt, fd, word));
+        }
+        let v = extract(fmt, word);
+        check_codes(fmt, &v)?;
+        return Ok(Word::build(fmt.op, &v));
+    }
+    Err(not_a_command(word, width))
+}
+
+/// A bucket entry with no candidate format.
+const NONE: u8 = 0xff;
+/// A bucket entry whose word goes through [`decode_by_scan`] (more than two
+/// candidate formats).
+const SCAN: u8 = 0xfe;
+/// The word bits [`bucket`] reads: the opcode bits 6:0 and the funct3 bits
+/// 14:12 most formats fix.
+const BUCKET_BITS: u32 = 0x707f;
+/// The most checked values a format row may have.
+const MAX_CHECKS: usize = 8;
+
+/// A word's bucket: its [`BUCKET_BITS`], packed into 10 bits.
+const fn bucket(word: u32) -> usize {
+    ((word & 0x7f) | ((word >> 5) & 0x380)) as usize
+}
+
+/// The word bits of bucket `i` (the inverse of [`bucket`]).
+const fn bucket_word(i: usize) -> u32 {
+    let i = i as u32;
+    (i & 0x7f) | ((i & 0x380) << 5)
+}
+
+/// Where a format holds a value's low part: `(word >> lo) & mask`, shifted
+/// to bit `vlo` of the value; a value the format lacks has mask 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct ValuePlan {
+    lo: u8,
+    vlo: u8,
+    mask: u32,
+}
+
+impl ValuePlan {
+    #[inline]
+    fn get(&self, word: u32) -> u32 {
+        ((word >> self.lo) & self.mask) << self.vlo
+    }
+}
+
+/// A format row read for decoding.
+#[derive(Debug, Clone)]
+struct FormatPlan {
+    fmt: &'static Format,
+    key: u32,
+    id: u32,
+    mask: u32,
+    matches: u32,
+    /// Each value's bits, indexed by [`Fk`].
+    values: [ValuePlan; NUM_FK],
+    /// The one value split over two fields, if any, and its high part.
+    split: Option<Fk>,
+    split_high: ValuePlan,
+    /// The values [`check_codes`] may reject, each with the set of its
+    /// values it accepts (bit `x` set: `x` is accepted).
+    checks: [(Fk, u64); MAX_CHECKS],
+    nchecks: u8,
+}
+
+impl FormatPlan {
+    fn identifies(&self, word: u32) -> bool {
+        word & self.key == self.id
+    }
+    #[inline]
+    fn value(&self, k: Fk, word: u32) -> u32 {
+        let x = self.values[k as usize].get(word);
+        if self.split == Some(k) {
+            x | self.split_high.get(word)
+        } else {
+            x
+        }
+    }
+}
+
+/// The decode lookup table, derived from `FORMATS` once: each row's masks,
+/// value parts and checked values, and per width and [`bucket`] the
+/// formats (in table order) whose fixed bits agree with the bucket's bits.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    formats: Vec<FormatPlan>,
+    buckets: [Vec<[u8; 2]>; 2],
+}
+
+/// The widest value [`Plan`] holds the accepted set of; the code checks
+/// accept every value of a wider one (checked by a test).
+const CHECKED_WIDTH: u32 = 6;
+
+/// Whether `check_codes` rejects value `k` = `x` of `fmt` (the other values
+/// 0): its error names `k`'s field with that value.
+fn rejects(fmt: &Format, k: Fk, x: u32) -> bool {
+    let mut v = [0u32; NUM_FK];
+    v[k as usize] = x;
+    let name = fmt.value_field(k).map(|fd| fd.name);
+    match check_codes(fmt, &v) {
+        Err(e) => {
+            matches!(e.kind, DecodeErrorKind::BadField { field, value } if Some(field) == name && value == x as u64)
+        }
+        Ok(()) => false,
+    }
+}
+
+fn format_plan(fmt: &'static Format) -> FormatPlan {
+    let mut p = FormatPlan {
+        fmt,
+        key: fmt.key_mask(),
+        id: fmt.matches() & fmt.key_mask(),
+        mask: fmt.mask(),
+        matches: fmt.matches(),
+        values: [ValuePlan::default(); NUM_FK],
+        split: None,
+        split_high: ValuePlan::default(),
+        checks: [(Fk::DataType, 0); MAX_CHECKS],
+        nchecks: 0,
+    };
+    for fd in fmt.fields {
+        if let Part::Value(k, vlo) = fd.part {
+            let part = ValuePlan {
+                lo: fd.bits.lo as u8,
+                vlo,
+                mask: (fd.bits.mask() >> fd.bits.lo) as u32,
+            };
+            if vlo == 0 {
+                assert!(p.values[k as usize].mask == 0, "a value with two low parts");
+                p.values[k as usize] = part;
+            } else {
+                assert!(p.split.is_none(), "more than one value split over fields");
+                assert!(
+                    fmt.fields.iter().filter(|f| f.holds(k)).count() == 2,
+                    "a value of more than two fields"
+                );
+                (p.split, p.split_high) = (Some(k), part);
+            }
+            let width = fmt.value_width(k);
+            if vlo == 0 && width <= CHECKED_WIDTH {
+                let legal = (0..1u32 << width)
+                    .filter(|&x| !rejects(fmt, k, x))
+                    .fold(0u64, |m, x| m | 1 << x);
+                if legal != (u64::MAX >> (64 - (1u32 << width))) {
+                    assert!((p.nchecks as usize) < MAX_CHECKS, "too many checked values");
+                    p.checks[p.nchecks as usize] = (k, legal);
+                    p.nchecks += 1;
+                }
+            }
+        }
+    }
+    p
+}
+
+impl Plan {
+    fn build() -> Plan {
+        let formats: Vec<FormatPlan> = FORMATS.iter().map(format_plan).collect();
+        assert!(formats.len() < SCAN as usize, "too many format rows");
+        let buckets = [16, 32].map(|width| {
+            (0..=bucket(u32::MAX))
+                .map(|i| {
+                    let w = bucket_word(i);
+                    let c: Vec<u8> = formats
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| {
+                            p.fmt.width == width
+                                && (w & p.key & BUCKET_BITS) == (p.id & BUCKET_BITS)
+                        })
+                        .map(|(j, _)| j as u8)
+                        .collect();
+                    match c[..] {
+                        [] => [NONE, NONE],
+                        [a] => [a, NONE],
+                        [a, b] => [a, b],
+                        _ => [SCAN, NONE],
+                    }
+                })
+                .collect()
+        });
+        Plan { formats, buckets }
+    }
+}
+
+/// The decode lookup table.
+fn plan() -> &'static Plan {
+    static PLAN: std::sync::LazyLock<Plan> = std::sync::LazyLock::new(Plan::build);
+    &PLAN
 }
 
 /// A nonzero must-be-zero field.
@@ -315,4 +535,163 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Word>, DecodeError> {
 pub fn decode_one(bytes: &[u8]) -> Result<(Word, usize), DecodeError> {
     let r = split_one(bytes, 0)?;
     Ok((decode_raw(&r)?, (r.width / 8) as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xstore_devkit::bench::XorShift;
+
+    /// Words of every format: its fixed bits with random value bits, then
+    /// with random must-be-zero bits too, and words of random bits.
+    fn sample_words(n: usize) -> Vec<u32> {
+        let mut rng = XorShift(0x0dec_0de5);
+        let mut out = Vec::new();
+        for fmt in FORMATS.iter().filter(|f| f.width == 32) {
+            for _ in 0..n {
+                let r = rng.next_u64() as u32;
+                out.push(fmt.matches() | (r & !fmt.mask()));
+                let r = rng.next_u64() as u32;
+                out.push(fmt.matches() | (r & !fmt.key_mask()));
+            }
+        }
+        out.extend((0..n * 4).map(|_| rng.next_u64() as u32));
+        out
+    }
+
+    /// The value kind of index `i`.
+    fn fk(i: usize) -> Fk {
+        let all = [
+            Fk::DataType,
+            Fk::CMode,
+            Fk::Pad,
+            Fk::Sat,
+            Fk::Canon,
+            Fk::RMode,
+            Fk::Layout,
+            Fk::RegSrc,
+            Fk::Imm,
+            Fk::LoopNest,
+            Fk::Imm8,
+            Fk::RegDst,
+            Fk::RegSrc0,
+            Fk::RegSrc1,
+            Fk::RegSrc2,
+            Fk::SrcTile,
+            Fk::DstTile,
+            Fk::Last,
+            Fk::SizeCode,
+            Fk::PEMode,
+            Fk::SharedId,
+            Fk::SrcSelect,
+            Fk::Uimm11,
+            Fk::SubSize,
+        ];
+        assert_eq!(all.len(), NUM_FK);
+        assert_eq!(all[i] as usize, i);
+        all[i]
+    }
+
+    #[test]
+    fn plan_decodes_as_the_format_scan() {
+        for w in 0..=u16::MAX as u32 {
+            assert_eq!(Word::decode(w, 16), decode_by_scan(w, 16), "{w:#06x}");
+            assert_eq!(
+                Word::decode(w | 0xdead_0000, 16),
+                decode_by_scan(w | 0xdead_0000, 16)
+            );
+        }
+        for w in sample_words(20_000) {
+            assert_eq!(Word::decode(w, 32), decode_by_scan(w, 32), "{w:#010x}");
+        }
+        for width in [8, 48, 64] {
+            assert_eq!(Word::decode(7, width), decode_by_scan(7, width));
+        }
+    }
+
+    #[test]
+    fn plan_rows_are_the_format_table() {
+        let plan = plan();
+        assert_eq!(plan.formats.len(), FORMATS.len());
+        for (p, fmt) in plan.formats.iter().zip(FORMATS) {
+            assert!(std::ptr::eq(p.fmt, fmt));
+            assert_eq!((p.mask, p.matches), (fmt.mask(), fmt.matches()));
+            assert_eq!(p.key, fmt.key_mask());
+            // Each value is read as extract reads it.
+            let mut rng = XorShift(0x7a1e);
+            for _ in 0..1000 {
+                let w = rng.next_u64() as u32;
+                let v = extract(fmt, w);
+                for k in (0..NUM_FK).map(fk) {
+                    assert_eq!(p.value(k, w), v[k as usize], "{} {k:?}", fmt.mnemonic);
+                }
+            }
+            // Each accepted set is what check_codes accepts.
+            for &(k, legal) in &p.checks[..p.nchecks as usize] {
+                for x in 0..1u32 << fmt.value_width(k) {
+                    assert_eq!(
+                        legal >> x & 1 == 1,
+                        !rejects(fmt, k, x),
+                        "{} {k:?} = {x}",
+                        fmt.mnemonic
+                    );
+                }
+            }
+            // Every value of at most CHECKED_WIDTH bits that check_codes
+            // may reject has its accepted set.
+            for fd in fmt.fields {
+                if let Part::Value(k, 0) = fd.part {
+                    let width = fmt.value_width(k);
+                    let listed = p.checks[..p.nchecks as usize].iter().any(|c| c.0 == k);
+                    if width <= CHECKED_WIDTH && !listed {
+                        assert!(
+                            (0..1u32 << width).all(|x| !rejects(fmt, k, x)),
+                            "{} {}",
+                            fmt.mnemonic,
+                            fd.name
+                        );
+                    }
+                }
+            }
+        }
+        // Each bucket lists the formats of its width whose fixed bits agree
+        // with the bucket's bits, in table order.
+        for (row, width) in [16, 32].into_iter().enumerate() {
+            for i in 0..plan.buckets[row].len() {
+                let w = bucket_word(i);
+                assert_eq!(bucket(w), i);
+                let c: Vec<usize> = (0..FORMATS.len())
+                    .filter(|&j| {
+                        let f = &FORMATS[j];
+                        f.width == width
+                            && w & f.key_mask() & BUCKET_BITS
+                                == f.matches() & f.key_mask() & BUCKET_BITS
+                    })
+                    .collect();
+                let e = plan.buckets[row][i];
+                match c[..] {
+                    [] => assert_eq!(e, [NONE, NONE]),
+                    [a] => assert_eq!(e, [a as u8, NONE]),
+                    [a, b] => assert_eq!(e, [a as u8, b as u8]),
+                    _ => assert_eq!(e[0], SCAN),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn code_checks_accept_every_wide_value() {
+        for fmt in FORMATS {
+            for fd in fmt.fields {
+                if let Part::Value(k, 0) = fd.part {
+                    let width = fmt.value_width(k);
+                    if width > CHECKED_WIDTH {
+                        for x in 0..1u32 << width {
+                            assert!(!rejects(fmt, k, x), "{} {} = {x}", fmt.mnemonic, fd.name);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -156,9 +156,15 @@ macro_rules! word_values {
 
             /// Build a word from checked values.
             pub(crate) fn build(op: Op, v: &Values) -> Word {
+                Word::build_with(op, |k| v[k as usize])
+            }
+
+            /// Build a word from checked values, value `k` being `get(k)`.
+            #[inline]
+            pub(crate) fn build_with(op: Op, get: impl Fn(Fk) -> u32) -> Word {
                 match op {
                     $($(Op::$op)|+ => Word::$variant {
-                        $($field: FieldValue::from_value(v[Fk::$fk as usize]),)*
+                        $($field: FieldValue::from_value(get(Fk::$fk)),)*
                         $($extra: $from_op(op),)*
                     },)*
                 }
