@@ -18,6 +18,15 @@ if ! command -v cargo-mutants >/dev/null; then
   cargo install cargo-mutants --locked
 fi
 
+# Each mutant is an incremental build and a test run: without debug info and,
+# where mold is installed, with it as the linker, the builds are shorter (set
+# RUSTFLAGS yourself to keep other flags).
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
+export CARGO_PROFILE_TEST_DEBUG="${CARGO_PROFILE_TEST_DEBUG:-0}"
+if [ -z "${RUSTFLAGS:-}" ] && command -v mold >/dev/null; then
+  export RUSTFLAGS="-C link-arg=-fuse-ld=mold"
+fi
+
 tests_of() {
   case "$1" in
     core) echo "xstore-core,xstore-neuron,xstore-q7,xstore-pto" ;;
