@@ -259,6 +259,24 @@ fn check_stream_is_validate_without_the_report() {
             s.len()
         );
     }
+    // The error points at the opcode byte of the not-modelled instruction:
+    // the third of the stream, at byte 2 * 64.
+    let err = xstore_neuron::isa()
+        .validate(&[good, good, not_modelled].concat())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.location,
+            xstore_core::diag::Location::Binary { offset: 128, .. }
+        ),
+        "{:?}",
+        err.location
+    );
+    assert!(
+        err.to_string()
+            .contains("0xa5 WRITE is recognised but not modelled"),
+        "{err}"
+    );
 }
 
 /// The reads a load reports to its trace, and its faults.
