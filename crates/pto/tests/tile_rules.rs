@@ -118,3 +118,22 @@ fn four_bit_elements_share_bytes_low_nibble_first() {
     t.set(0, 0, 0x15);
     assert_eq!(t.payload()[0], 0xa5);
 }
+
+/// A row-major tile's Rows is its capacity in bits over one row's bits
+/// (Col × the element's bits), worked out here for each case.
+#[test]
+fn a_row_major_tile_has_capacity_bits_over_row_bits_rows() {
+    let rm = TileLayout::RowMajor;
+    // (dtype, capacity in bytes, Col, Rows = capacity·8 / (Col·bits))
+    for (dtype, capacity, cols, rows) in [
+        (U8, 384, 128, 3),       // 3072 / (128·8)
+        (FP32, 256, 32, 2),      // 2048 / (32·32)
+        (U4X2, 4096, 64, 128),   // 32768 / (64·4)
+        (U8, 65536, 256, 256),   // 524288 / (256·8)
+        (FP32, 65536, 1, 16384), // 524288 / (1·32)
+    ] {
+        let s = shape(dtype, rm, capacity, cols, 1, 1);
+        assert_eq!(s.rows(), rows, "{s:?}");
+        assert_eq!(rule(s), None, "{s:?}");
+    }
+}
