@@ -1201,3 +1201,58 @@ fn ios_size_code_13_to_15_is_an_illegal_instruction() {
         assert_eq!((f.kind.as_str(), f.code), ("IllegalInstruction", Some(4)));
     }
 }
+
+/// Sixteen KiB of U4X2 rows back to back (127 of 128 columns, so every row
+/// ends with a nibble that keeps its sibling) stored at `base`, untraced,
+/// into rw pages `[0, rw)` and a read-only page from `rw`, every byte
+/// preloaded with 0x5a: the result and the memory after.
+fn nibble_rows_untraced(base: u64, rw: u64) -> (Result<Step, xstore_pto::Fault>, Vec<u8>, Tile) {
+    let regions = vec![
+        Region::new(0, rw, Access::ReadWrite).unwrap(),
+        Region::new(rw, 0x1000, Access::ReadOnly).unwrap(),
+    ];
+    let mut mem = Memory::new(MemoryMap::new(regions).unwrap());
+    mem.load(0, &vec![0x5a; (rw + 0x1000) as usize]).unwrap();
+    let shape = Shape {
+        dtype: 28,
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        capacity: 16 << 10,
+        cols: 128,
+        valid_rows: 256,
+        valid_cols: 127,
+    };
+    let mut t = Tile::local(shape).unwrap();
+    for (i, b) in t.payload_mut().iter_mut().enumerate() {
+        *b = (i * 37 + 11) as u8;
+    }
+    let mut m = Machine::new();
+    m.set_local(0, 0, Some(t.clone()));
+    m.set_gpr(0, "a0", base).unwrap();
+    m.set_gpr(0, "a1", 64).unwrap();
+    let ws = words("BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP");
+    let res = m.execute(&ws, &mut mem, &mut xstore_core::NoTrace);
+    let mut after = vec![0u8; (rw + 0x1000) as usize];
+    mem.read(0, &mut after).unwrap();
+    (res, after, t)
+}
+
+#[test]
+fn an_untraced_four_bit_store_that_faults_on_a_later_page_writes_nothing() {
+    // 0x1000..0x5000 reaches the read-only page at 0x4000 after three rw pages.
+    let (res, after, _) = nibble_rows_untraced(0x1000, 0x4000);
+    let f = res.unwrap_err();
+    assert_eq!(f.fault_kind(), FaultKind::DataPage, "{}", f.message());
+    assert_eq!(f.address(), Some(0x4000));
+    assert!(after.iter().all(|&b| b == 0x5a), "a faulting store wrote");
+    // The same rows into rw pages only: each row's whole bytes, then the
+    // last element in the low nibble of its last byte, the high one kept.
+    let (res, after, t) = nibble_rows_untraced(0x1000, 0x5000);
+    assert_eq!(res, Ok(Step::Stored));
+    for r in 0..256usize {
+        let row = &after[0x1000 + r * 64..0x1000 + r * 64 + 64];
+        assert_eq!(row[..63], t.payload()[r * 64..r * 64 + 63], "row {r}");
+        assert_eq!(row[63], 0x50 | (t.payload()[r * 64 + 63] & 0x0f), "row {r}");
+    }
+    assert!(after[..0x1000].iter().all(|&b| b == 0x5a));
+}
