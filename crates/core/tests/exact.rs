@@ -14,8 +14,8 @@ use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use xstore_core::mem::PAGE_SIZE;
 use xstore_core::{
-    Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, TraceEvent,
-    Transaction, VecTrace,
+    Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, TraceEvent, Transaction,
+    VecTrace,
 };
 
 const TOP_PAGE: u64 = u64::MAX - (PAGE_SIZE - 1);
@@ -345,13 +345,7 @@ fn run(m: &mut Memory, op: &Op) -> Result<(), Fault> {
                             .map(|(&o, &(d, mk))| (o & !mk) | (d & mk))
                             .collect();
                         assert_eq!(now, want);
-                        assert_eq!(
-                            trace.events,
-                            vec![TraceEvent::Write {
-                                addr: *a,
-                                bytes: now
-                            }]
-                        );
+                        assert_eq!(trace.events, vec![TraceEvent::Write { addr: *a, bytes: now }]);
                     }
                     got
                 }

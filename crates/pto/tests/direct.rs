@@ -414,10 +414,7 @@ fn both(c: &Case) -> Result<(Option<Commit>, Result<Step, xstore_pto::Fault>), T
     let mut tr_d = VecTrace::default();
     let res_d = m_d.execute(&ws, &mut mem_d, &mut tr_d);
     prop_assert_eq!(&res_u, &res_d);
-    prop_assert!(
-        image(&mem_u) == image(&mem_d.mem),
-        "untraced memory differs"
-    );
+    prop_assert!(image(&mem_u) == image(&mem_d.mem), "untraced memory differs");
     let mut mem_g = Counting {
         mem: mem0,
         commits: Vec::new(),
