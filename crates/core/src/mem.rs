@@ -8,11 +8,9 @@
 //!   and here the allocation cap) before applying any (**a fault writes
 //!   nothing**; the rule is written once, in [`crate::space`]), and through
 //!   [`Memory::load`], which initialises memory outside any instruction.
-//!   `Memory` supplies the primitives and overrides
+//!   `Memory` supplies the primitives and overrides only
 //!   [`AddressSpace::store_with`], which writes a span in place and skips the
-//!   look-ups for a span known to probe clean (see [`Memory`]), `store`
-//!   likewise, and [`AddressSpace::update_with`], which updates a probed span
-//!   in place.
+//!   look-ups for a span known to probe clean (see [`Memory`]).
 //! * A [`Transaction`](crate::Transaction) stages the writes of one instruction. Masked writes
 //!   carry one bit mask per byte: `0xff` writes the byte, `0x00` leaves it
 //!   (byte enables), `0x0f`/`0xf0` write one nibble (four-bit stores, a
@@ -21,9 +19,7 @@
 
 use crate::bytes::copy_short;
 use crate::fault::{Fault, FaultKind};
-use crate::space::{
-    probe_traced, span_last, store_probed, update_probed, AddressSpace, Probed, Writes,
-};
+use crate::space::{probe_traced, span_last, store_probed, AddressSpace, Probed, Writes};
 use crate::trace::TraceSink;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -987,33 +983,6 @@ impl AddressSpace for Memory {
             self.store_with_split(addr, len, trace, fill);
             Ok(())
         }
-    }
-    /// Untraced, after the shared probe, updates the span in place, one page
-    /// at a time (the bytes are read, changed and written in one pass). A
-    /// traced update goes through the shared rule, so the trace sees the one
-    /// write of the whole span.
-    #[inline]
-    fn update_with<T: TraceSink>(
-        &mut self,
-        addr: u64,
-        len: usize,
-        align: u64,
-        trace: &mut T,
-        mut update: impl FnMut(usize, &mut [u8]),
-    ) -> Result<(), Fault> {
-        if T::ENABLED {
-            return update_probed(self, addr, len, align, trace, update);
-        }
-        probe_traced(self, &Writes::One { addr, len, align }, trace)?;
-        let mut done = 0usize;
-        while done < len {
-            let a = addr + done as u64;
-            let off = (a & (PAGE_SIZE - 1)) as usize;
-            let n = (PAGE_SIZE as usize - off).min(len - done);
-            update(done, &mut self.page_mut(a >> PAGE_SHIFT)[off..off + n]);
-            done += n;
-        }
-        Ok(())
     }
 }
 

@@ -8,14 +8,13 @@
 //! rule has already checked). The rule itself is written once, here, in the
 //! provided methods: [`AddressSpace::probe`] checks every write of one
 //! instruction, in order, and [`AddressSpace::commit`], [`AddressSpace::store`],
-//! [`AddressSpace::store_with`], [`AddressSpace::update_with`] and
-//! [`AddressSpace::store_spans`] apply the writes only after a clean probe. **A fault writes nothing.**
+//! [`AddressSpace::store_with`] and [`AddressSpace::store_spans`] apply the
+//! writes only after a clean probe. **A fault writes nothing.**
 //!
 //! [`Probed`], the argument of `write_probed`, can be made only by this
 //! module, so no caller can apply a write that has not been probed. The sparse
-//! [`crate::Memory`] is the default implementation; it overrides `store` and
-//! `store_with`, with a shortcut for a span that is known to probe clean, and
-//! `update_with`, which updates a probed span in place.
+//! [`crate::Memory`] is the default implementation; it overrides only
+//! `store_with`, with a shortcut for a span that is known to probe clean.
 //! [`crate::conformance`] checks any implementation against the rule.
 //!
 //! ```
@@ -389,27 +388,6 @@ pub trait AddressSpace {
         Ok(())
     }
 
-    /// Probe and commit one plain write of `len` bytes at `addr` that rewrites
-    /// the bytes now there (a read-modify-write): exactly a one-write
-    /// transaction of the bytes `update` leaves. After a clean probe,
-    /// `update(off, bytes)` is given the current contents of the span's bytes
-    /// `[off, off + bytes.len())` and changes them in place; the pieces cover
-    /// the span once, in address order (here one piece, the whole span, read
-    /// into a buffer; an implementation may override this to hand out its own
-    /// bytes piece by piece). The trace sees one write of the whole span. The
-    /// bytes must be readable wherever they are writable.
-    #[inline]
-    fn update_with<T: TraceSink>(
-        &mut self,
-        addr: u64,
-        len: usize,
-        align: u64,
-        trace: &mut T,
-        update: impl FnMut(usize, &mut [u8]),
-    ) -> Result<(), Fault> {
-        update_probed(self, addr, len, align, trace, update)
-    }
-
     /// Probe and commit plain writes `(addr, bytes, align)`, in order: exactly
     /// a transaction holding those writes, without staging the bytes.
     #[inline]
@@ -550,35 +528,6 @@ pub(crate) fn store_probed<M: AddressSpace + ?Sized, T: TraceSink>(
         });
         if T::ENABLED {
             trace.write(addr, bytes);
-        }
-    }
-    Ok(())
-}
-
-/// [`AddressSpace::update_with`] by the rule: the one write probed, its
-/// bytes read into a buffer and updated there, then applied and traced.
-#[inline]
-pub(crate) fn update_probed<M: AddressSpace + ?Sized, T: TraceSink>(
-    mem: &mut M,
-    addr: u64,
-    len: usize,
-    align: u64,
-    trace: &mut T,
-    mut update: impl FnMut(usize, &mut [u8]),
-) -> Result<(), Fault> {
-    probe_traced(mem, &Writes::One { addr, len, align }, trace)?;
-    if len > 0 {
-        let mut buf = vec![0u8; len];
-        mem.read(addr, &mut buf)
-            .expect("bytes that may be written are readable");
-        update(0, &mut buf);
-        mem.write_probed(Probed {
-            addr,
-            data: &buf,
-            mask: None,
-        });
-        if T::ENABLED {
-            trace.write(addr, &buf);
         }
     }
     Ok(())

@@ -14,8 +14,7 @@ use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use xstore_core::mem::PAGE_SIZE;
 use xstore_core::{
-    Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, TraceEvent, Transaction,
-    VecTrace,
+    Access, AddressSpace, Fault, FaultKind, Memory, MemoryMap, NoTrace, Region, Transaction,
 };
 
 const TOP_PAGE: u64 = u64::MAX - (PAGE_SIZE - 1);
@@ -35,8 +34,6 @@ enum Op {
     Commit(Vec<W>),
     Store(u64, Vec<u8>, u64),
     StoreWith(u64, Vec<u8>, u64),
-    /// `update_with`: each byte becomes `old & !m | d & m`, traced or not.
-    Update(u64, Vec<(u8, u8)>, u64, bool),
     Spans(Vec<(u64, Vec<u8>, u64)>),
     /// A change of the map: `protect` (Some access) or `unmap` (None) of a range.
     Reshape(u64, u64, Option<Access>),
@@ -268,18 +265,6 @@ impl Reference {
             Op::Store(a, d, al) | Op::StoreWith(a, d, al) => {
                 self.instruction(&[W::Plain(*a, d.clone(), *al)])
             }
-            Op::Update(a, dm, al, _) => {
-                // A plain write of the merged bytes (unmapped ones fault anyway).
-                let new: Vec<u8> = dm
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(d, m))| {
-                        let old = self.byte(a.wrapping_add(i as u64)).unwrap_or(0);
-                        (old & !m) | (d & m)
-                    })
-                    .collect();
-                self.instruction(&[W::Plain(*a, new, *al)])
-            }
             Op::Spans(spans) => {
                 let ws: Vec<W> = spans
                     .iter()
@@ -320,36 +305,6 @@ fn run(m: &mut Memory, op: &Op) -> Result<(), Fault> {
         Op::Store(a, d, al) => m.store(*a, d, *al, &mut NoTrace),
         Op::StoreWith(a, d, al) => {
             m.store_with(*a, d.len(), *al, &mut NoTrace, |dst| dst.copy_from_slice(d))
-        }
-        Op::Update(a, dm, al, traced) => {
-            let merge = |off: usize, bytes: &mut [u8]| {
-                for (b, &(d, m)) in bytes.iter_mut().zip(&dm[off..]) {
-                    *b = (*b & !m) | (d & m);
-                }
-            };
-            match traced {
-                false => m.update_with(*a, dm.len(), *al, &mut NoTrace, merge),
-                true => {
-                    let mut trace = VecTrace::default();
-                    // Readable wherever the update may write (else it faults).
-                    let mut before = vec![0u8; dm.len()];
-                    let _ = m.read(*a, &mut before);
-                    let got = m.update_with(*a, dm.len(), *al, &mut trace, merge);
-                    // The trace sees one write of the whole span, as it now reads.
-                    if got.is_ok() && !dm.is_empty() {
-                        let mut now = vec![0u8; dm.len()];
-                        m.read(*a, &mut now).unwrap();
-                        let want: Vec<u8> = before
-                            .iter()
-                            .zip(dm)
-                            .map(|(&o, &(d, mk))| (o & !mk) | (d & mk))
-                            .collect();
-                        assert_eq!(now, want);
-                        assert_eq!(trace.events, vec![TraceEvent::Write { addr: *a, bytes: now }]);
-                    }
-                    got
-                }
-            }
         }
         Op::Spans(spans) => {
             let refs: Vec<(u64, &[u8], u64)> = spans
@@ -435,18 +390,6 @@ fn arb_data() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// An update's `(data, mask)` bytes, masks whole bytes, nibbles or none;
-/// sometimes spanning pages.
-fn arb_merge() -> impl Strategy<Value = Vec<(u8, u8)>> {
-    let masks = prop::sample::select(vec![0u8, 0x0f, 0xf0, 0xff]);
-    prop_oneof![
-        6 => prop::collection::vec((any::<u8>(), masks), 0..80),
-        1 => (1usize..3 * PAGE_SIZE as usize + 2).prop_map(|n| {
-            (0..n).map(|i| (i as u8 ^ 0xa5, [0x0f, 0xff, 0xf0, 0][i % 4])).collect()
-        }),
-    ]
-}
-
 fn arb_align() -> impl Strategy<Value = u64> {
     prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(64)]
 }
@@ -472,13 +415,6 @@ fn arb_op() -> impl Strategy<Value = Op> {
         2 => prop::collection::vec(arb_write(), 1..4).prop_map(Op::Commit),
         2 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::Store(a, d, al)),
         3 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::StoreWith(a, d, al)),
-        2 => (
-            arb_addr(),
-            arb_merge(),
-            arb_align(),
-            any::<bool>(),
-        )
-            .prop_map(|(a, dm, al, t)| Op::Update(a, dm, al, t)),
         1 => prop::collection::vec((arb_addr(), arb_data(), arb_align()), 1..4).prop_map(Op::Spans),
         1 => arb_reshape(),
     ]

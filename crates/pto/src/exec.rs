@@ -9,15 +9,11 @@
 //! the direct commit ([`AddressSpace::store`] for one plain span,
 //! [`AddressSpace::store_spans`] for several), which the core holds equal to
 //! the transaction of the same writes. The direct commit is taken when every
-//! write is plain; a masked write is staged. The one nibble merge (a sole
-//! plan's four-bit rows back to back in GM) is one plain write of the bytes
-//! now in memory with the rows merged in: directly, through
-//! [`AddressSpace::update_with`] (in place after the probe); staged, from the
-//! span read and merged first.
+//! write is plain; a masked write is staged.
 
 use crate::fault::Fault;
 use crate::tables::{self, pe_selected, FaultKind, Rule, TileLayout, NUM_PES};
-use crate::tile::{read_elem, write_elem, Location, Tile};
+use crate::tile::{Location, Tile};
 use xstore_core::{
     AddressSpace, Fault as MemFault, FaultKind as MemFaultKind, TraceSink, Transaction,
 };
@@ -365,9 +361,8 @@ enum Src {
     Scratch { start: usize },
     /// `Scratch::data` from `start` under the mask `Scratch::mask` from `mask`.
     Masked { start: usize, mask: usize },
-    /// The four-bit rows of `plans[plan]` merged into the bytes now in
-    /// memory, from byte `start` of the span (see [`merge_rows`]).
-    Merged { plan: usize, start: usize },
+    /// `Scratch::merged` from byte `start` (the merged four-bit rows).
+    Merged { start: usize },
 }
 
 /// One write of the block.
@@ -390,8 +385,8 @@ pub(crate) struct Scratch {
     /// A load's reads `(addr, len, align)`.
     pub(crate) spans: Vec<(u64, usize, u64)>,
     mask: Vec<u8>,
-    /// The one nibble merge's bytes for the staged commit: kept apart from
-    /// `data`, never cleared, so that it neither allocates nor zero-fills them.
+    /// The one nibble merge's bytes: kept apart from `data`, never cleared, so
+    /// that the steady state neither allocates nor zero-fills them.
     merged: Vec<u8>,
     /// Always take the staged commit (for checking the direct one against it).
     pub(crate) staged_only: bool,
@@ -432,8 +427,7 @@ impl Scratch {
                     start: start + first,
                     mask: mask + first,
                 },
-                Src::Merged { plan, start } => Src::Merged {
-                    plan,
+                Src::Merged { start } => Src::Merged {
                     start: start + first,
                 },
             };
@@ -446,15 +440,14 @@ impl Scratch {
         }
     }
 
-    /// The bytes of a plain piece (a merged piece's after
-    /// [`Scratch::fill_merged`]).
+    /// The bytes of a plain piece.
     fn bytes<'a>(&'a self, m: &'a State, p: &Piece) -> &'a [u8] {
         match p.src {
             Src::Payload { plan, start } => {
                 &self.plans[plan].tile(m).payload()[start..start + p.len]
             }
             Src::Scratch { start } | Src::Masked { start, .. } => &self.data[start..start + p.len],
-            Src::Merged { start, .. } => &self.merged[start..start + p.len],
+            Src::Merged { start } => &self.merged[start..start + p.len],
         }
     }
 }
@@ -463,7 +456,7 @@ impl Scratch {
 /// store order: PE0 → PE3, row-major. A sole plan's four-bit rows that lie
 /// back to back in GM are merged once with the bytes now in `mem` (the odd
 /// last nibble keeps its sibling), so they are plain writes too.
-pub(crate) fn plan_writes(m: &State, s: &mut Scratch) {
+pub(crate) fn plan_writes<M: AddressSpace>(m: &State, s: &mut Scratch, mem: &M) {
     s.pieces.clear();
     s.data.clear();
     s.mask.clear();
@@ -472,7 +465,7 @@ pub(crate) fn plan_writes(m: &State, s: &mut Scratch) {
     for (i, p) in plans.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
         let tile = p.tile(m);
         if p.bits == 4 {
-            nibble_writes(i, p, tile, s, sole);
+            nibble_writes(i, p, tile, s, mem, sole);
         } else {
             byte_writes(i, p, tile, s);
         }
@@ -520,7 +513,14 @@ fn byte_writes(i: usize, p: &Plan, tile: &Tile, s: &mut Scratch) {
 /// Rows of four-bit elements. Bytes whose two nibbles are both stored are
 /// plain byte writes (identical to a read-modify-write that replaces both
 /// nibbles); an odd last column is a nibble write that keeps its sibling.
-fn nibble_writes(i: usize, p: &Plan, tile: &Tile, s: &mut Scratch, sole: bool) {
+fn nibble_writes<M: AddressSpace>(
+    i: usize,
+    p: &Plan,
+    tile: &Tile,
+    s: &mut Scratch,
+    mem: &M,
+    sole: bool,
+) {
     let shape = tile.shape();
     let cols = shape.cols as usize;
     let ncols = p.ncols as usize;
@@ -535,7 +535,7 @@ fn nibble_writes(i: usize, p: &Plan, tile: &Tile, s: &mut Scratch, sole: bool) {
         s.push(p.base, total, 1, Src::Payload { plan: i, start });
         return;
     }
-    if sole && fits && merge_nibble_rows(i, p, tile, s) {
+    if sole && fits && merge_nibble_rows(p, tile, s, mem) {
         return;
     }
     for r in 0..p.nrows {
@@ -585,75 +585,38 @@ fn push_masked(s: &mut Scratch, addr: u64, data: &[u8], mask: &[u8]) {
 
 /// The one nibble merge: a sole plan's four-bit rows back to back in GM
 /// (stride = row bytes), each starting on a payload byte, with an odd column
-/// count, are one plain write of the bytes now in memory with the rows merged
-/// in by [`merge_rows`] (the odd last nibble of each row keeps its sibling,
-/// exactly what the nibble read-modify-write would leave; the write touches
-/// the same bytes, so it probes as the row-by-row writes do). False when the
-/// shape does not qualify.
-fn merge_nibble_rows(i: usize, p: &Plan, tile: &Tile, s: &mut Scratch) -> bool {
+/// count, built into one plain write from the bytes now in memory and the
+/// rows (the odd last nibble of each row keeps its sibling, exactly what the
+/// nibble read-modify-write would leave). False when the shape does not
+/// qualify or the span cannot be read (the row-by-row writes then decide).
+fn merge_nibble_rows<M: AddressSpace>(p: &Plan, tile: &Tile, s: &mut Scratch, mem: &M) -> bool {
     let shape = tile.shape();
+    let cols = shape.cols as usize;
     let ncols = p.ncols as usize;
-    let nbytes = ncols.div_ceil(2);
+    let (full, nbytes) = (ncols / 2, ncols.div_ceil(2));
     let qualifies = shape.layout == TileLayout::RowMajor
         && ncols % 2 == 1
-        && shape.cols % 2 == 0
+        && cols % 2 == 0
         && p.c0 % 2 == 0
         && p.stride == nbytes as u64;
     if !qualifies {
         return false;
     }
     let total = nbytes * p.nrows as usize;
-    s.push(p.base, total, 1, Src::Merged { plan: i, start: 0 });
-    true
-}
-
-/// Merge the rows of a merged piece's plan into `bytes`, the bytes now in
-/// memory from byte `off` of its span: a row's whole bytes are its payload
-/// bytes, its last byte gets the odd last element in its nibble and keeps
-/// the sibling.
-fn merge_rows(p: &Plan, tile: &Tile, off: usize, bytes: &mut [u8]) {
-    let cols = tile.shape().cols as usize;
-    let ncols = p.ncols as usize;
-    let (full, nbytes) = (ncols / 2, ncols.div_ceil(2));
+    // Every byte is overwritten by the read: no need to clear.
+    s.merged.resize(total, 0);
+    if mem.read(p.base, &mut s.merged).is_err() {
+        return false;
+    }
     let payload = tile.payload();
-    let mut k = 0;
-    while k < bytes.len() {
-        let (r, c) = ((off + k) / nbytes, (off + k) % nbytes);
-        let n = (nbytes - c).min(bytes.len() - k);
+    for (r, row) in s.merged.chunks_exact_mut(nbytes).enumerate() {
         let n0 = (p.r0 as usize + r) * cols + p.c0 as usize;
-        let row = &mut bytes[k..k + n];
-        let whole = n.min(full.saturating_sub(c));
-        let at = n0 / 2 + c;
-        row[..whole].copy_from_slice(&payload[at..at + whole]);
-        if c + n == nbytes {
-            // Element ncols - 1 of the row, counted from byte c.
-            let v = read_elem(payload, n0 + ncols - 1, 4);
-            write_elem(row, ncols - 1 - 2 * c, 4, v);
-        }
-        k += n;
+        row[..full].copy_from_slice(&payload[n0 / 2..n0 / 2 + full]);
+        let last = (n0 + ncols - 1) / 2;
+        row[full] = (payload[last] & 0xf) | (row[full] & 0xf0);
     }
-}
-
-impl Scratch {
-    /// The bytes of a merged piece for the staged commit: the span read, then
-    /// merged. A span that cannot be read is left as it is: its write faults
-    /// in the probe and writes nothing.
-    fn fill_merged<M: AddressSpace>(&mut self, m: &State, mem: &M) {
-        let Some(&Piece {
-            addr,
-            len,
-            src: Src::Merged { plan, start: 0 },
-            ..
-        }) = self.pieces.first()
-        else {
-            return;
-        };
-        self.merged.resize(len, 0);
-        if mem.read(addr, &mut self.merged).is_ok() {
-            let p = &self.plans[plan];
-            merge_rows(p, p.tile(m), 0, &mut self.merged);
-        }
-    }
+    s.push(p.base, total, 1, Src::Merged { start: 0 });
+    true
 }
 
 /// Commit the block's writes: staged (one transaction) when a write is
@@ -666,20 +629,9 @@ pub(crate) fn commit<M: AddressSpace, T: TraceSink>(
 ) -> Result<(), MemFault> {
     let masked = s.pieces.iter().any(|p| matches!(p.src, Src::Masked { .. }));
     if s.staged_only || masked {
-        s.fill_merged(m, mem);
         return commit_staged(m, s, mem, trace);
     }
     match s.pieces.as_slice() {
-        [p @ Piece {
-            src: Src::Merged { plan, start: 0 },
-            ..
-        }] => {
-            let plan = &s.plans[*plan];
-            let tile = plan.tile(m);
-            mem.update_with(p.addr, p.len, p.align, trace, |off, bytes| {
-                merge_rows(plan, tile, off, bytes)
-            })
-        }
         [p] => mem.store(p.addr, s.bytes(m, p), p.align, trace),
         pieces if pieces.len() <= 8 => {
             let mut spans: [(u64, &[u8], u64); 8] = [(0, &[], 1); 8];

@@ -67,7 +67,7 @@ fn run_words<M: AddressSpace, T: TraceSink>(
         Planned::Pending(why) => return Ok(Step::Pending(why)),
         Planned::Fault(f) => return Err(f),
     }
-    plan_writes(m, s);
+    plan_writes(m, s, mem);
     let bits = tables::dtype(h.dtype).map(|d| d.bits).unwrap_or(8);
     match commit(m, s, mem, trace) {
         Ok(()) => Ok(Step::Stored),
