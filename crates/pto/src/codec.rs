@@ -34,11 +34,11 @@ impl Word {
 
     /// Decode one word of `width` bits (16 or 32). The error's offset is 0.
     ///
-    /// The word's format is found through [`Plan`], a lookup table derived
-    /// once from `FORMATS`; any word it cannot settle cheaply (a nonzero
-    /// must-be-zero field, a value a code check may reject, an unusual
-    /// width) goes through [`decode_by_scan`], which reads the format table
-    /// directly and gives the same word or error.
+    /// The word's format is found through a lookup table derived once from
+    /// [`FORMATS`](crate::tables::FORMATS); any word it cannot settle
+    /// cheaply (a nonzero must-be-zero field, a value a code check may
+    /// reject, an unusual width) goes through a scan of the format table,
+    /// which gives the same word or error.
     #[inline]
     pub fn decode(word: u32, width: u32) -> Result<Word, DecodeError> {
         let plan = plan();
