@@ -137,3 +137,17 @@ fn a_row_major_tile_has_capacity_bits_over_row_bits_rows() {
         assert_eq!(rule(s), None, "{s:?}");
     }
 }
+
+/// Rows may not pass 65535: 65536 rows of one U8 (64 KiB) or 32768 rows of
+/// two U4X2 elements (16 KiB) are refused, 32768 rows of U8 taken.
+#[test]
+fn a_row_major_tile_of_more_than_65535_rows_is_refused() {
+    let rm = TileLayout::RowMajor;
+    assert_eq!(rule(shape(U8, rm, 65536, 1, 1, 1)), Some(TileRule::RowsMax));
+    assert_eq!(
+        rule(shape(U4X2, rm, 32768, 1, 1, 1)),
+        Some(TileRule::RowsMax)
+    );
+    assert_eq!(rule(shape(U8, rm, 32768, 1, 1, 1)), None);
+    assert_eq!(rule(shape(U4X2, rm, 16384, 1, 1, 1)), None);
+}
