@@ -3,7 +3,8 @@
 //! Rows = capacity·8 / (Col·bits) must be whole (a Rows of 1.5 is refused), a
 //! CUBE tile needs both valid dimensions, its storage may reach 65535 in a
 //! dimension but not pass it, and a 4-bit element lives in the low nibble of
-//! byte i/2 for an even i, the high one for an odd i.
+//! byte i/2 for an even i, the high one for an odd i. Rows past 65535 are
+//! refused, and marks of undefined elements accumulate.
 
 use xstore_pto::tables::TileLayout;
 use xstore_pto::{Location, Shape, Tile, TileRule};
@@ -150,4 +151,28 @@ fn a_row_major_tile_of_more_than_65535_rows_is_refused() {
     );
     assert_eq!(rule(shape(U8, rm, 32768, 1, 1, 1)), None);
     assert_eq!(rule(shape(U4X2, rm, 16384, 1, 1, 1)), None);
+}
+
+/// Marking valid elements undefined one at a time keeps each mark, and a
+/// position past the valid elements is refused without changing the tile
+/// (a tile whose elements are all defined equals a fresh one).
+#[test]
+fn undefined_marks_accumulate_and_a_position_past_the_valid_elements_changes_nothing() {
+    let rm = TileLayout::RowMajor;
+    let fresh = Tile::local(shape(U8, rm, 128, 16, 2, 3)).unwrap();
+    let mut t = fresh.clone();
+    assert!(!t.set_undefined(6));
+    assert!(!t.set_undefined(7));
+    assert_eq!(t, fresh);
+    assert!(!t.has_undefined());
+    assert!(t.set_undefined(1));
+    assert!(t.set_undefined(5));
+    assert!(!t.set_undefined(6));
+    let undefined: Vec<(u32, u32)> = (0..2)
+        .flat_map(|r| (0..3).map(move |c| (r, c)))
+        .filter(|&(r, c)| !t.is_defined(r, c))
+        .collect();
+    assert_eq!(undefined, [(0, 1), (1, 2)]);
+    assert!(t.has_undefined());
+    assert_ne!(t, fresh);
 }
