@@ -15,6 +15,24 @@ impl Word {
         Ok(Word::build(op, v))
     }
 
+    /// Whether some encoding holds this word exactly, as every decoded word
+    /// is held: each value fits its field and is a code the field allows
+    /// ([`Word::from_values`]), and a `B.DIM` names LB0..LB2, the bounds its
+    /// three opcodes write. A hand-built word can fail either; the error is
+    /// the one decoding would give for the same value (offset 0).
+    pub fn check(&self) -> Result<(), DecodeError> {
+        let back = Word::from_values(self.op(), &self.values())?;
+        match *self {
+            Word::Dim { lb, .. } if back != *self => Err(DecodeError::unknown(
+                0,
+                None,
+                format!("B.DIM LB{lb}: no B.DIM opcode writes it"),
+            )
+            .expected("LB0..LB2 (B.DIM0..B.DIM2)")),
+            _ => Ok(()),
+        }
+    }
+
     /// The word's value (16 or 32 bits), encoded through the format table.
     pub fn raw(&self) -> u32 {
         let fmt = self.format();

@@ -197,7 +197,7 @@ impl Isa for Model {
         Ok(())
     }
     fn units_of(&self, text: &str) -> Result<Vec<String>, Diagnostic> {
-        let prog = Program::new(assemble(text)?);
+        let prog = Program::of_checked(assemble(text)?);
         Ok((0..prog.blocks())
             .map(|b| xstore_core::step::Program::text(&prog, b))
             .collect())

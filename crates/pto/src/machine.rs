@@ -223,13 +223,28 @@ impl Machine {
     /// Execute one block (BSTART … BSTOP): zero mask, structure, legality,
     /// readiness, per-PE legality, then the memory preflight and the store.
     /// On `Err`, memory is unchanged and the trace holds at most the fault.
+    ///
+    /// The words may be built by hand: one that no encoding holds
+    /// ([`Word::check`]) faults as the decoder would have refused its bytes.
     pub fn execute<M: AddressSpace, T: TraceSink>(
         &mut self,
         block: &[Word],
         mem: &mut M,
         trace: &mut T,
     ) -> Result<Step, Fault> {
-        run::run_block(&mut self.state, block, None, mem, &mut self.scratch, trace)
+        let bad = block
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| w.check().err().map(|e| (i, e)));
+        let undecoded = bad.as_ref().map(|(i, e)| (*i, e));
+        run::run_block(
+            &mut self.state,
+            block,
+            undecoded,
+            mem,
+            &mut self.scratch,
+            trace,
+        )
     }
 
     /// Execute a program block by block until its end, a fault, a pending
@@ -496,6 +511,6 @@ impl Load for Machine {
         Ok(Program::decode(bytes)?)
     }
     fn assemble(text: &str) -> Result<Program, Diagnostic> {
-        Ok(Program::new(crate::asm::assemble(text)?))
+        Ok(Program::of_checked(crate::asm::assemble(text)?))
     }
 }

@@ -4,7 +4,9 @@
 //!
 //! A program made from bytes may hold a word that splits off by the length
 //! rule but does not decode; it stays in its block, and executing that block
-//! faults IllegalInstruction (`validate` reports it too).
+//! faults IllegalInstruction (`validate` reports it too). A program made
+//! from words built by hand is held to the same: a word that no encoding
+//! holds faults its block the same way.
 
 use crate::codec::{self, Raw};
 use crate::instruction::Word;
@@ -23,7 +25,8 @@ struct Undecoded {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Program {
     /// The words; a word that did not decode holds a placeholder that is no
-    /// block's end.
+    /// block's end (a hand-built word that no encoding holds stays itself:
+    /// it is never a stop, which has no fields).
     words: Vec<Word>,
     /// The words that did not decode, by index.
     undecoded: Vec<Undecoded>,
@@ -54,19 +57,43 @@ pub(crate) fn block_ranges<W>(words: &[W], is_stop: impl Fn(&W) -> bool) -> Vec<
 }
 
 impl Program {
-    /// A program of decoded words.
+    /// A program of words, built by hand or not. A word that no encoding
+    /// holds ([`Word::check`]) stays in its block as a word that did not
+    /// decode: executing the block faults IllegalInstruction.
     pub fn new(words: Vec<Word>) -> Program {
+        let undecoded = words
+            .iter()
+            .enumerate()
+            .filter_map(|(index, w)| {
+                w.check().err().map(|error| Undecoded {
+                    index,
+                    error,
+                    bytes: w.encode(),
+                })
+            })
+            .collect();
+        Program::with(words, undecoded)
+    }
+
+    /// A program of words that decoding or the assembler gave, each of
+    /// which an encoding holds (so none is checked again).
+    pub(crate) fn of_checked(words: Vec<Word>) -> Program {
+        debug_assert!(words.iter().all(|w| w.check().is_ok()));
+        Program::with(words, Vec::new())
+    }
+
+    fn with(words: Vec<Word>, undecoded: Vec<Undecoded>) -> Program {
         let blocks = block_ranges(&words, Word::is_stop);
         Program {
             words,
-            undecoded: Vec::new(),
+            undecoded,
             blocks,
         }
     }
 
     /// Decode a program's bytes; a word that does not decode is an error.
     pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
-        Ok(Program::new(codec::decode(bytes)?))
+        Ok(Program::of_checked(codec::decode(bytes)?))
     }
 
     /// A program of split words, each decoded where it decodes (a word that
@@ -87,12 +114,7 @@ impl Program {
                 })
             })
             .collect::<Vec<_>>();
-        let blocks = block_ranges(&words, Word::is_stop);
-        Program {
-            words,
-            undecoded,
-            blocks,
-        }
+        Program::with(words, undecoded)
     }
 
     /// How many words the program holds.

@@ -34,7 +34,7 @@ pub(crate) fn parse_program(sc: &Scenario) -> Result<Loaded, Diagnostic> {
         ScProgram::Text { text, origin } => {
             let stmts = asm::assemble_located(text).map_err(|d| d.shifted(*origin))?;
             Ok(Loaded {
-                program: Program::new(stmts.iter().map(|s| s.word).collect()),
+                program: Program::of_checked(stmts.iter().map(|s| s.word).collect()),
                 lines: stmts.iter().map(|s| Some(s.line + origin.0 - 1)).collect(),
             })
         }
