@@ -2,7 +2,8 @@
 //! hand, so a stop can stand inside a block (the byte splitter would have
 //! ended the block there) and a word can hold what no encoding does. Each
 //! is refused with the word it is and nothing written, and a program built
-//! from such words holds them as words that did not decode.
+//! from such words holds them as words that did not decode. A misplaced
+//! B.SUBVIEW says which placement it breaks.
 
 use xstore_core::step::Stop;
 use xstore_core::{Access, Memory, MemoryMap, Region, TraceEvent, VecTrace};
@@ -172,5 +173,28 @@ fn a_hand_built_word_no_encoding_holds_faults_as_its_bytes_would() {
         let back = xstore_pto::decode(&w.encode()).unwrap();
         assert_eq!(back, vec![w]);
         assert_eq!(back[0].check(), Ok(()));
+    }
+}
+
+#[test]
+fn a_misplaced_subview_says_where_it_stands() {
+    let ios = "BSTART.TSTORE FP16; B.IOS S7, mask=1111; B.SUBVIEW 0, a0, 0, 7";
+    for (text, says) in [
+        (
+            format!("{ios}; B.SUBVIEW 0, a0, 0, 7; BSTOP"),
+            "word 3: second B.SUBVIEW",
+        ),
+        (
+            format!("{ios}; B.IOR a0, a1; B.SUBVIEW 0, a0, 0, 7; BSTOP"),
+            "word 4: B.SUBVIEW does not immediately follow a B.IOS",
+        ),
+        (
+            "BSTART.TSTORE FP16; B.IOS S7, mask=1111; B.SUBVIEW 1, a0, 0, 7; BSTOP".to_string(),
+            "word 2: B.SUBVIEW SrcSelect 1 (TSTORE has only source0)",
+        ),
+    ] {
+        let f = fault(&words(&text));
+        assert_eq!(f.rule(), Rule::SubviewPlacement, "{text}: {}", f.message());
+        assert!(f.message().contains(says), "{text}: {}", f.message());
     }
 }
