@@ -198,3 +198,21 @@ fn a_misplaced_subview_says_where_it_stands() {
         assert!(f.message().contains(says), "{text}: {}", f.message());
     }
 }
+
+#[test]
+fn a_reserved_data_type_names_its_block_s_direction() {
+    for (text, says) in [
+        (
+            "BSTART.TSTORE DTYPE_NONE; B.IOS S1, mask=1111; BSTOP",
+            "BSTART.TSTORE DataType",
+        ),
+        (
+            "BSTART.TLOAD DTYPE_NONE; C.B.DIMI 2, ->LB0; B.IOT mask=1000, last, ->T<1>; BSTOP",
+            "BSTART.TLOAD DataType",
+        ),
+    ] {
+        let f = fault(&words(text));
+        assert_eq!(f.rule(), Rule::BstartDtype, "{text}: {}", f.message());
+        assert!(f.message().contains(says), "{text}: {}", f.message());
+    }
+}
