@@ -26,6 +26,9 @@ pub struct xstore_machine {
 /// The state of an `xstore_machine`.
 pub(crate) struct MachineState {
     isa: &'static dyn Isa,
+    /// The ISA's name, looked up once, for the per-call check of a program
+    /// ([`crate::isa::same_isa`]).
+    isa_name: &'static str,
     m: Box<dyn MachineObject>,
     /// The memory handle it owns (and frees).
     memory: *mut crate::xstore_memory,
@@ -61,7 +64,7 @@ impl MachineState {
 
     /// The ISA's name.
     pub(crate) fn isa_name(&self) -> &'static str {
-        self.isa.name()
+        self.isa_name
     }
 
     /// The machine object and its memory, apart (for the bench helper).
@@ -89,6 +92,7 @@ pub unsafe extern "C" fn xstore_machine_new(
         mem.owned = true;
         Ok(MachineState {
             isa,
+            isa_name: isa.name(),
             m: isa.machine(),
             memory: handle::boxed(mem),
             next: 0,
@@ -118,6 +122,7 @@ pub unsafe extern "C" fn xstore_machine_new_with_memory(
         mem.owned = true;
         Ok(MachineState {
             isa,
+            isa_name: isa.name(),
             m: isa.machine(),
             memory,
             next: 0,
@@ -148,6 +153,7 @@ pub unsafe extern "C" fn xstore_machine_new_scenario(
         };
         Ok(MachineState {
             isa: st.isa,
+            isa_name: st.isa.name(),
             m,
             memory: handle::boxed(mem),
             next: 0,
@@ -390,6 +396,7 @@ fn fill(fx: &mut EffectsState, ran: Ran, writes: Collect) -> Res {
 }
 
 /// The program and the effects of a run, checked against the machine.
+#[inline]
 unsafe fn operands<'a>(
     m: &MachineState,
     program: *const crate::xstore_program,
@@ -397,17 +404,23 @@ unsafe fn operands<'a>(
 ) -> Result<(&'a ProgramState, &'a mut EffectsState), Error> {
     let p = handle::state::<ProgramState>(program)?;
     let fx = handle::state::<EffectsState>(effects)?;
-    if p.isa.name() != m.isa.name() {
-        return Err(Error::new(
-            XSTORE_ERR_STATE,
-            format!(
-                "the program is of isa `{}`, the machine of `{}`",
-                p.isa.name(),
-                m.isa.name()
-            ),
-        ));
+    if !crate::isa::same_isa(p.isa_name, m.isa_name) {
+        return Err(other_isa(p, m));
     }
     Ok((p, fx))
+}
+
+/// The error of a program of another ISA than the machine's.
+#[cold]
+#[inline(never)]
+fn other_isa(p: &ProgramState, m: &MachineState) -> Error {
+    Error::new(
+        XSTORE_ERR_STATE,
+        format!(
+            "the program is of isa `{}`, the machine of `{}`",
+            p.isa_name, m.isa_name
+        ),
+    )
 }
 
 /// Execute `program` from its first unit to its end, a fault or a pending
@@ -465,4 +478,62 @@ pub unsafe extern "C" fn xstore_machine_rewind(machine: *mut xstore_machine) -> 
         m.stopped = false;
         Ok(XSTORE_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::{xstore_effects_free, xstore_effects_new, xstore_effects_write_count};
+    use crate::isa::{xstore_isa_free, xstore_isa_new};
+    use crate::program::{xstore_program_free, xstore_program_new_text};
+    use std::ffi::CStr;
+    use std::ptr::null_mut;
+
+    #[test]
+    fn a_program_of_another_isa_is_a_state_error_naming_both_and_leaves_the_effects() {
+        // SAFETY: handles made and freed here, used between.
+        unsafe {
+            let (mut neuron, mut q7) = (null_mut(), null_mut());
+            assert_eq!(xstore_isa_new(c"neuron".as_ptr(), &mut neuron), XSTORE_OK);
+            assert_eq!(xstore_isa_new(c"q7".as_ptr(), &mut q7), XSTORE_OK);
+            let (mut m, mut own, mut other, mut fx) =
+                (null_mut(), null_mut(), null_mut(), null_mut());
+            assert_eq!(
+                xstore_machine_new(neuron, std::ptr::null(), &mut m),
+                XSTORE_OK
+            );
+            let unit = c"tensor_store.u8 [0x1000], num_elem=(4,1), reg=(r1,r1,r1,r1)";
+            assert_eq!(
+                xstore_program_new_text(neuron, unit.as_ptr(), &mut own),
+                XSTORE_OK
+            );
+            let bundle = c"{ IVP_SV2NX8_I v0, a3, 0 ; nop }";
+            assert_eq!(
+                xstore_program_new_text(q7, bundle.as_ptr(), &mut other),
+                XSTORE_OK
+            );
+            assert_eq!(xstore_effects_new(&mut fx), XSTORE_OK);
+            assert_eq!(xstore_machine_execute(m, own, fx), XSTORE_OK);
+            let want = "the program is of isa `q7`, the machine of `neuron`";
+            let calls: [unsafe extern "C" fn(_, _, _) -> _; 2] =
+                [xstore_machine_execute, xstore_machine_step];
+            for call in calls {
+                assert_eq!(call(m, other, fx), XSTORE_ERR_STATE);
+                let e = CStr::from_ptr(xstore_machine_last_error(m));
+                assert_eq!(e.to_str().unwrap(), want);
+                let mut n = 0;
+                assert_eq!(xstore_effects_write_count(fx, &mut n), XSTORE_OK);
+                assert_eq!(n, 1, "the effects of the last run stay");
+            }
+            // The machine's own program still runs, and clears the error.
+            assert_eq!(xstore_machine_execute(m, own, fx), XSTORE_OK);
+            assert_eq!(CStr::from_ptr(xstore_machine_last_error(m)).to_bytes(), b"");
+            assert_eq!(xstore_effects_free(fx), XSTORE_OK);
+            assert_eq!(xstore_program_free(other), XSTORE_OK);
+            assert_eq!(xstore_program_free(own), XSTORE_OK);
+            assert_eq!(xstore_machine_free(m), XSTORE_OK);
+            assert_eq!(xstore_isa_free(q7), XSTORE_OK);
+            assert_eq!(xstore_isa_free(neuron), XSTORE_OK);
+        }
+    }
 }
