@@ -180,7 +180,7 @@ impl EffectsState {
     /// spare), `regs` the registers (`regs` gets the old ones), and the texts
     /// are rewritten in their buffers. Returns the warnings, emptied, to be
     /// filled. A fault is set after, with [`set_fault`](Self::set_fault).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn refill(
         &mut self,
         outcome: Outcome,

@@ -346,7 +346,7 @@ impl WriteSink for Collect<'_> {
 /// `XSTORE_FAULT` with the fault's message. An unsupported unit is an error
 /// and leaves the effects as they were. What the effects take is taken out
 /// of `ran` (the rest is dropped with it).
-#[inline]
+#[inline(always)]
 fn fill(fx: &mut EffectsState, ran: &mut Ran, writes: usize) -> Res {
     let out = &mut ran.outcome;
     let outcome = match &out.stop {
@@ -360,6 +360,9 @@ fn fill(fx: &mut EffectsState, ran: &mut Ran, writes: usize) -> Res {
     let warnings = fx.refill(outcome, out.executed, writes, &mut ran.changed);
     if !out.notes.is_empty() {
         warnings.extend(out.notes.iter().map(|(i, n)| format!("unit {i}: {n}")));
+    }
+    if out.stop.is_none() {
+        return Ok(XSTORE_OK);
     }
     match out.stop.take() {
         None => Ok(XSTORE_OK),
