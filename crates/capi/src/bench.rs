@@ -25,6 +25,23 @@ impl WriteSink for Digest {
     }
 }
 
+/// The program, checked to be of the machine's ISA (a call of its own, so
+/// that the loop below is compiled alone).
+#[inline(never)]
+unsafe fn program_of<'a>(
+    m: &MachineState,
+    program: *mut crate::xstore_program,
+) -> Result<&'a ProgramState, Error> {
+    let p = handle::state::<ProgramState>(program)?;
+    if p.isa.name() != m.isa_name() {
+        return Err(Error::new(
+            XSTORE_ERR_STATE,
+            "the program is not of the machine's isa",
+        ));
+    }
+    Ok(p)
+}
+
 /// A bench helper (not for simulation): run `program` `n` times on
 /// `machine` and its memory through the Rust API directly, each run a
 /// `MachineObject::run` into a sink that only digests the writes, with no
@@ -46,13 +63,7 @@ pub unsafe extern "C" fn xstore_bench_rust_steps(
             (elapsed_ns as *const (), "elapsed_ns"),
             (failures as *const (), "failures"),
         ])?;
-        let p = handle::state::<ProgramState>(program)?;
-        if p.isa.name() != m.isa_name() {
-            return Err(Error::new(
-                XSTORE_ERR_STATE,
-                "the program is not of the machine's isa",
-            ));
-        }
+        let p = program_of(m, program)?;
         let (object, memory) = m.parts()?;
         let mut sink = Digest::default();
         let mut failed = 0u64;

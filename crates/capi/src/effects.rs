@@ -4,9 +4,9 @@
 //! and the fault with its kind, address, code, message and unit.
 
 use crate::args::{index, outs, put};
-use crate::handle::{self, c_string, Kind};
+use crate::handle::{self, Kind};
 use crate::xstore_status::{self, XSTORE_OK};
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 use xstore_core::report::{Exec, FaultReport, RegReport, RegValue, RunReport, WriteRecord};
 use xstore_core::scenario::Outcome;
 
@@ -80,8 +80,8 @@ pub(crate) struct Fx {
 /// The state of an `xstore_effects`: the effects and their text as C strings.
 pub(crate) struct EffectsState {
     fx: Fx,
-    reg_text: Vec<(CString, CString)>,
-    fault_text: (CString, CString),
+    reg_text: Vec<(Text, Text)>,
+    fault_text: (Text, Text),
     /// The writes' list before the current one, kept for its buffers.
     spare: Vec<(u64, Vec<u8>)>,
 }
@@ -100,35 +100,139 @@ pub(crate) fn reg_text(v: &RegValue) -> String {
     }
 }
 
+/// Text handed out as a C string, refilled in place: its bytes and a NUL,
+/// or nothing for `""` (then the pointer is a static empty string), cut at
+/// its first NUL as [`c_string`](crate::handle::c_string) cuts.
+#[derive(Default)]
+struct Text(Vec<u8>);
+
+impl Text {
+    /// Make it `s` (its buffer reused).
+    fn set(&mut self, s: &str) {
+        self.set_with(|v| v.extend_from_slice(s.as_bytes()));
+    }
+
+    /// Make it what `f` writes into its cleared buffer.
+    fn set_with(&mut self, f: impl FnOnce(&mut Vec<u8>)) {
+        let v = &mut self.0;
+        v.clear();
+        f(v);
+        if let Some(n) = v.iter().position(|&b| b == 0) {
+            v.truncate(n);
+        }
+        if !v.is_empty() {
+            v.push(0);
+        }
+    }
+
+    /// Make it a register value's text ([`reg_text`]).
+    fn set_reg(&mut self, r: &RegValue) {
+        match r {
+            RegValue::Int(x) => self.set_with(|v| {
+                use std::io::Write;
+                write!(v, "{x:#x}").expect("a Vec takes every byte")
+            }),
+            RegValue::Hex(h) => self.set(h),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    fn as_ptr(&self) -> *const c_char {
+        if self.0.is_empty() {
+            c"".as_ptr()
+        } else {
+            self.0.as_ptr().cast()
+        }
+    }
+}
+
 impl EffectsState {
     /// Replace the effects with `fx`.
     pub(crate) fn set(&mut self, fx: Fx) {
-        self.reg_text = fx
-            .regs
-            .iter()
-            .map(|r| (c_string(r.name.clone()), c_string(reg_text(&r.value))))
-            .collect();
-        match &fx.fault {
-            Some(f) => self.fault_text = (c_string(f.kind.clone()), c_string(f.message.clone())),
-            // Empty strings stay as they are (a new one would be allocated).
-            None if self.fault_text.0.as_bytes().is_empty()
-                && self.fault_text.1.as_bytes().is_empty() => {}
-            None => self.fault_text = Default::default(),
-        }
-        let old = std::mem::replace(&mut self.fx, fx);
-        self.spare = old.writes;
-    }
-
-    /// A spare list of writes (the ones before the current effects'), for
-    /// the next run to refill, reusing its entries' buffers; the current
-    /// effects stay as they are until `set`.
-    pub(crate) fn take_writes(&mut self) -> Vec<(u64, Vec<u8>)> {
-        std::mem::take(&mut self.spare)
-    }
-
-    /// Give back a list `take_writes` gave, unused.
-    pub(crate) fn restore_writes(&mut self, writes: Vec<(u64, Vec<u8>)>) {
+        let Fx {
+            outcome,
+            executed,
+            writes,
+            mut regs,
+            fault,
+            warnings,
+        } = fx;
+        let n = writes.len();
         self.spare = writes;
+        *self.refill(outcome, executed, n, &mut regs) = warnings;
+        if let Some(f) = fault {
+            self.set_fault(f);
+        }
+    }
+
+    /// The spare list of writes (the ones before the current effects'), for
+    /// a run to refill from its start, reusing its entries' buffers; the
+    /// current effects stay as they are until [`refill`](Self::refill).
+    pub(crate) fn spare_writes(&mut self) -> &mut Vec<(u64, Vec<u8>)> {
+        &mut self.spare
+    }
+
+    /// Replace the effects in place, with no fault: the first `writes`
+    /// entries of the spare list become the writes (the current ones the
+    /// spare), `regs` the registers (`regs` gets the old ones), and the texts
+    /// are rewritten in their buffers. Returns the warnings, emptied, to be
+    /// filled. A fault is set after, with [`set_fault`](Self::set_fault).
+    #[inline(always)]
+    pub(crate) fn refill(
+        &mut self,
+        outcome: Outcome,
+        executed: usize,
+        writes: usize,
+        regs: &mut Vec<RegReport>,
+    ) -> &mut Vec<String> {
+        self.spare.truncate(writes);
+        std::mem::swap(&mut self.spare, &mut self.fx.writes);
+        std::mem::swap(&mut self.fx.regs, regs);
+        if !(self.fx.regs.is_empty() && self.reg_text.is_empty()) {
+            self.reg_texts();
+        }
+        if self.fx.fault.is_some() {
+            self.fx.fault = None;
+            self.fault_text.0.clear();
+            self.fault_text.1.clear();
+        }
+        let fx = &mut self.fx;
+        fx.outcome = outcome;
+        fx.executed = executed;
+        if !fx.warnings.is_empty() {
+            fx.warnings.clear();
+        }
+        &mut fx.warnings
+    }
+
+    /// The registers' texts, rewritten in their buffers.
+    fn reg_texts(&mut self) {
+        let regs = &self.fx.regs;
+        self.reg_text.truncate(regs.len());
+        for (i, r) in regs.iter().enumerate() {
+            match self.reg_text.get_mut(i) {
+                Some((name, text)) => {
+                    name.set(&r.name);
+                    text.set_reg(&r.value);
+                }
+                None => {
+                    let mut t = (Text::default(), Text::default());
+                    t.0.set(&r.name);
+                    t.1.set_reg(&r.value);
+                    self.reg_text.push(t);
+                }
+            }
+        }
+    }
+
+    /// Make `f` the effects' fault (after [`refill`](Self::refill)).
+    pub(crate) fn set_fault(&mut self, f: FaultReport) {
+        self.fault_text.0.set(&f.kind);
+        self.fault_text.1.set(&f.message);
+        self.fx.fault = Some(f);
     }
 
     /// The effects as the JSON of `xstore run --json`.
@@ -316,4 +420,92 @@ pub unsafe extern "C" fn xstore_effects_json(
         put(report, out.set_text(j), "report")?;
         Ok(XSTORE_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn reg(name: &str, value: RegValue) -> RegReport {
+        RegReport {
+            name: name.to_string(),
+            value,
+            changed: true,
+        }
+    }
+
+    fn fx(regs: Vec<RegReport>, fault: Option<FaultReport>, writes: usize) -> Fx {
+        Fx {
+            outcome: if fault.is_some() {
+                Outcome::Fault
+            } else {
+                Outcome::Ok
+            },
+            executed: 1,
+            writes: (0..writes)
+                .map(|i| (i as u64, vec![i as u8; i + 1]))
+                .collect(),
+            regs,
+            fault,
+            warnings: vec!["w".to_string()],
+        }
+    }
+
+    /// The texts an accessor hands out, as Rust strings.
+    fn texts(e: &EffectsState) -> (Vec<(String, String)>, (String, String)) {
+        // SAFETY: every text is NUL-terminated (or the static "").
+        let s = |t: &Text| {
+            unsafe { CStr::from_ptr(t.as_ptr()) }
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        let regs = e.reg_text.iter().map(|(n, v)| (s(n), s(v))).collect();
+        (regs, (s(&e.fault_text.0), s(&e.fault_text.1)))
+    }
+
+    #[test]
+    fn refilling_in_place_keeps_each_fill_exactly_what_it_was_given() {
+        let mut e = EffectsState {
+            fx: fx(Vec::new(), None, 0),
+            reg_text: Vec::new(),
+            fault_text: Default::default(),
+            spare: Vec::new(),
+        };
+        let fault = FaultReport {
+            address: Some(0x10),
+            code: None,
+            instruction: Some(0),
+            kind: "read_only".to_string(),
+            message: "a\0b".to_string(),
+        };
+        let two = vec![
+            reg("r1", RegValue::Int(0x2a)),
+            reg("v0", RegValue::Hex("0011".to_string())),
+        ];
+        let steps = [
+            fx(two.clone(), Some(fault), 3),
+            fx(vec![reg("long_name", RegValue::Int(7))], None, 1),
+            fx(Vec::new(), None, 2),
+            fx(two, None, 0),
+        ];
+        for step in steps {
+            e.set(step.clone());
+            assert_eq!(e.fx, step);
+            let (regs, fault) = texts(&e);
+            let want: Vec<_> = step
+                .regs
+                .iter()
+                .map(|r| (r.name.clone(), reg_text(&r.value)))
+                .collect();
+            assert_eq!(regs, want);
+            let want = match &step.fault {
+                // Cut at the first NUL, as c_string cuts.
+                Some(f) => (f.kind.clone(), "a".to_string()),
+                None => (String::new(), String::new()),
+            };
+            assert_eq!(fault, want);
+        }
+    }
 }

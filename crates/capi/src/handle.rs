@@ -93,22 +93,33 @@ impl<K: Kind> Handle<K> {
 ///
 /// # Safety
 /// `p` is null or points to at least 8 readable bytes (any handle does).
+#[inline]
 pub(crate) unsafe fn resolve<'a, K: Kind>(p: *const K::C) -> Result<&'a mut Handle<K>, Error> {
-    if p.is_null() {
-        return Err(Error::new(
-            xstore_status::XSTORE_ERR_NULL,
-            format!("the {} handle is a null pointer", K::NAME),
-        ));
-    }
-    let magic = std::ptr::read(p as *const u64);
-    if magic != K::MAGIC {
-        let what = if magic == FREED { "a freed" } else { "not a" };
-        return Err(Error::new(
-            xstore_status::XSTORE_ERR_HANDLE,
-            format!("{what} {} handle", K::NAME),
-        ));
+    if p.is_null() || std::ptr::read(p as *const u64) != K::MAGIC {
+        return Err(not_live::<K>(p));
     }
     Ok(&mut *(p as *mut Handle<K>))
+}
+
+/// Why `p` is not a live handle of type `K` (off the hot path).
+///
+/// # Safety
+/// As [`resolve`].
+#[cold]
+#[inline(never)]
+unsafe fn not_live<K: Kind>(p: *const K::C) -> Error {
+    if p.is_null() {
+        return Error::new(
+            xstore_status::XSTORE_ERR_NULL,
+            format!("the {} handle is a null pointer", K::NAME),
+        );
+    }
+    let magic = std::ptr::read(p as *const u64);
+    let what = if magic == FREED { "a freed" } else { "not a" };
+    Error::new(
+        xstore_status::XSTORE_ERR_HANDLE,
+        format!("{what} {} handle", K::NAME),
+    )
 }
 
 /// Run `f`, catching a panic as an internal error.
@@ -267,15 +278,22 @@ pub(crate) unsafe fn last_error<K: Kind>(p: *const K::C) -> *const c_char {
 ///
 /// # Safety
 /// As [`resolve`].
+#[inline]
 pub(crate) unsafe fn state<'a, K: Kind>(p: *const K::C) -> Result<&'a mut K, Error> {
-    let h = resolve::<K>(p)?;
-    let name = K::NAME;
-    h.inner.as_mut().ok_or_else(|| {
-        Error::new(
-            xstore_status::XSTORE_ERR_HANDLE,
-            format!("the {name} handle holds a failed construction"),
-        )
-    })
+    match resolve::<K>(p)?.inner.as_mut() {
+        Some(k) => Ok(k),
+        None => Err(failed_construction::<K>()),
+    }
+}
+
+/// The error of a handle whose constructor failed (off the hot path).
+#[cold]
+#[inline(never)]
+fn failed_construction<K: Kind>() -> Error {
+    Error::new(
+        xstore_status::XSTORE_ERR_HANDLE,
+        format!("the {} handle holds a failed construction", K::NAME),
+    )
 }
 
 #[cfg(test)]

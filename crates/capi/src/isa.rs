@@ -31,6 +31,14 @@ pub(crate) fn lookup(name: &str) -> Result<&'static dyn Isa, Error> {
     xstore_isas::lookup(name).map_err(|d| Error::new(XSTORE_ERR_UNKNOWN, d.to_string()))
 }
 
+/// Whether two ISA names, each looked up once when its handle was made, are
+/// the same: the same `&'static str` (one ISA's name is one string), else
+/// equal text.
+#[inline]
+pub(crate) fn same_isa(a: &'static str, b: &'static str) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
 /// JSON text of a report.
 pub(crate) fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string(v).expect("a report serialises")

@@ -3,7 +3,7 @@
 //! whole program's run, and one unit at a time.
 
 use crate::args::{index, outs, put, text};
-use crate::effects::{reg_text, EffectsState, Fx};
+use crate::effects::{reg_text, EffectsState};
 use crate::handle::{self, Error, Kind, Res};
 use crate::isa::IsaState;
 use crate::memory::{sparse, MemoryState, Space};
@@ -26,9 +26,15 @@ pub struct xstore_machine {
 /// The state of an `xstore_machine`.
 pub(crate) struct MachineState {
     isa: &'static dyn Isa,
+    /// The ISA's name, looked up once, for the per-call check of a program
+    /// ([`crate::isa::same_isa`]).
+    isa_name: &'static str,
     m: Box<dyn MachineObject>,
     /// The memory handle it owns (and frees).
     memory: *mut crate::xstore_memory,
+    /// That handle's state, looked up once: live as long as the machine
+    /// (which alone frees the handle), at an address that does not move.
+    mem: *mut MemoryState,
     /// The unit the next step executes.
     next: usize,
     /// Whether a step stopped the run.
@@ -54,14 +60,37 @@ impl Kind for MachineState {
 }
 
 impl MachineState {
-    fn memory(&mut self) -> Result<&mut MemoryState, Error> {
-        // SAFETY: the machine's own live memory handle.
-        unsafe { handle::state::<MemoryState>(self.memory) }
+    /// A machine of `isa`, `m`, on the live memory handle `memory`, which it
+    /// takes (its `owned` already set).
+    ///
+    /// # Safety
+    /// `memory` is a live memory handle that nothing else frees.
+    unsafe fn new(
+        isa: &'static dyn Isa,
+        m: Box<dyn MachineObject>,
+        memory: *mut crate::xstore_memory,
+    ) -> MachineState {
+        let mem =
+            handle::state::<MemoryState>(memory).expect("a live memory handle") as *mut MemoryState;
+        MachineState {
+            isa,
+            isa_name: isa.name(),
+            m,
+            memory,
+            mem,
+            next: 0,
+            stopped: false,
+        }
+    }
+
+    fn memory(&mut self) -> &mut MemoryState {
+        // SAFETY: the state of the machine's own live memory handle.
+        unsafe { &mut *self.mem }
     }
 
     /// The ISA's name.
     pub(crate) fn isa_name(&self) -> &'static str {
-        self.isa.name()
+        self.isa_name
     }
 
     /// The machine object and its memory, apart (for the bench helper).
@@ -87,13 +116,7 @@ pub unsafe extern "C" fn xstore_machine_new(
             .map_err(|d| Error::new(XSTORE_ERR_UNKNOWN, d.to_string()))?;
         let mut mem = sparse(p.map());
         mem.owned = true;
-        Ok(MachineState {
-            isa,
-            m: isa.machine(),
-            memory: handle::boxed(mem),
-            next: 0,
-            stopped: false,
-        })
+        Ok(MachineState::new(isa, isa.machine(), handle::boxed(mem)))
     })
 }
 
@@ -116,13 +139,7 @@ pub unsafe extern "C" fn xstore_machine_new_with_memory(
             ));
         }
         mem.owned = true;
-        Ok(MachineState {
-            isa,
-            m: isa.machine(),
-            memory,
-            next: 0,
-            stopped: false,
-        })
+        Ok(MachineState::new(isa, isa.machine(), memory))
     })
 }
 
@@ -146,13 +163,7 @@ pub unsafe extern "C" fn xstore_machine_new_scenario(
             space: Space::Sparse(Box::new(mem)),
             owned: true,
         };
-        Ok(MachineState {
-            isa: st.isa,
-            m,
-            memory: handle::boxed(mem),
-            next: 0,
-            stopped: false,
-        })
+        Ok(MachineState::new(st.isa, m, handle::boxed(mem)))
     })
 }
 
@@ -308,39 +319,15 @@ pub unsafe extern "C" fn xstore_machine_reg_set_text(
     })
 }
 
-/// Each write, its bytes kept: the first `.1` entries of `.0` are this
-/// run's, the rest an earlier run's, whose buffers the next writes reuse
-/// (a step that writes as much as the one before the last allocates
-/// nothing).
-struct Collect(Vec<(u64, Vec<u8>)>, usize);
+/// Each write, its bytes kept, into the effects' spare list of writes: its
+/// first `.1` entries are this run's, the rest an earlier run's, whose
+/// buffers the next writes reuse (a step that writes as much as the one
+/// before the last allocates nothing). The effects themselves stay as they
+/// are until [`fill`].
+struct Collect<'a>(&'a mut Vec<(u64, Vec<u8>)>, usize);
 
-impl Collect {
-    /// The effects' list of writes, to be refilled.
-    fn reuse(fx: &mut EffectsState) -> Collect {
-        Collect(fx.take_writes(), 0)
-    }
-
-    /// Run `f` into the collector; on an error, the list goes back to the
-    /// effects as their spare (the effects themselves are untouched).
-    fn run<T>(
-        &mut self,
-        fx: &mut EffectsState,
-        f: impl FnOnce(&mut Collect) -> Result<T, Diagnostic>,
-    ) -> Result<T, Error> {
-        f(self).map_err(|e| {
-            fx.restore_writes(std::mem::take(&mut self.0));
-            e.into()
-        })
-    }
-
-    /// This run's writes.
-    fn done(mut self) -> Vec<(u64, Vec<u8>)> {
-        self.0.truncate(self.1);
-        self.0
-    }
-}
-
-impl WriteSink for Collect {
+impl WriteSink for Collect<'_> {
+    #[inline]
     fn write(&mut self, addr: u64, bytes: &[u8]) {
         match self.0.get_mut(self.1) {
             Some((a, b)) => {
@@ -354,42 +341,46 @@ impl WriteSink for Collect {
     }
 }
 
-/// Fill `fx` with what a run did, and say how it ended: `XSTORE_OK`, or
-/// `XSTORE_FAULT` with the fault's message.
-fn fill(fx: &mut EffectsState, ran: Ran, writes: Collect) -> Res {
-    let out = ran.outcome;
-    let mut warnings: Vec<String> = out
-        .notes
-        .iter()
-        .map(|(i, n)| format!("unit {i}: {n}"))
-        .collect();
-    let (outcome, fault) = match out.stop {
-        None => (Outcome::Ok, None),
-        Some((_, Stop::Fault(f))) => (Outcome::Fault, Some(f)),
-        Some((i, Stop::Pending(why))) => {
-            warnings.push(format!("unit {i}: pending: {why}"));
-            (Outcome::Pending, None)
-        }
+/// Fill `fx` in place with what a run did (its first `writes` spare writes
+/// become the effects' writes), and say how it ended: `XSTORE_OK`, or
+/// `XSTORE_FAULT` with the fault's message. An unsupported unit is an error
+/// and leaves the effects as they were. What the effects take is taken out
+/// of `ran` (the rest is dropped with it).
+#[inline(always)]
+fn fill(fx: &mut EffectsState, ran: &mut Ran, writes: usize) -> Res {
+    let out = &mut ran.outcome;
+    let outcome = match &out.stop {
+        None => Outcome::Ok,
+        Some((_, Stop::Fault(_))) => Outcome::Fault,
+        Some((_, Stop::Pending(_))) => Outcome::Pending,
         Some((i, Stop::Unsupported(why))) => {
             return Err(Diagnostic::unsupported(format!("unit {i}: {why}")).into());
         }
     };
-    let message = fault.as_ref().map(|f| f.message.clone());
-    fx.set(Fx {
-        outcome,
-        executed: out.executed,
-        writes: writes.done(),
-        regs: ran.changed,
-        fault,
-        warnings,
-    });
-    match message {
-        Some(m) => handle::noted(xstore_status::XSTORE_FAULT, m),
+    let warnings = fx.refill(outcome, out.executed, writes, &mut ran.changed);
+    if !out.notes.is_empty() {
+        warnings.extend(out.notes.iter().map(|(i, n)| format!("unit {i}: {n}")));
+    }
+    if out.stop.is_none() {
+        return Ok(XSTORE_OK);
+    }
+    match out.stop.take() {
         None => Ok(XSTORE_OK),
+        Some((i, Stop::Pending(why))) => {
+            warnings.push(format!("unit {i}: pending: {why}"));
+            Ok(XSTORE_OK)
+        }
+        Some((_, Stop::Fault(f))) => {
+            let message = f.message.clone();
+            fx.set_fault(f);
+            handle::noted(xstore_status::XSTORE_FAULT, message)
+        }
+        Some((_, Stop::Unsupported(_))) => unreachable!("returned above"),
     }
 }
 
 /// The program and the effects of a run, checked against the machine.
+#[inline(always)]
 unsafe fn operands<'a>(
     m: &MachineState,
     program: *const crate::xstore_program,
@@ -397,17 +388,23 @@ unsafe fn operands<'a>(
 ) -> Result<(&'a ProgramState, &'a mut EffectsState), Error> {
     let p = handle::state::<ProgramState>(program)?;
     let fx = handle::state::<EffectsState>(effects)?;
-    if p.isa.name() != m.isa.name() {
-        return Err(Error::new(
-            XSTORE_ERR_STATE,
-            format!(
-                "the program is of isa `{}`, the machine of `{}`",
-                p.isa.name(),
-                m.isa.name()
-            ),
-        ));
+    if !crate::isa::same_isa(p.isa_name, m.isa_name) {
+        return Err(other_isa(p, m));
     }
     Ok((p, fx))
+}
+
+/// The error of a program of another ISA than the machine's.
+#[cold]
+#[inline(never)]
+fn other_isa(p: &ProgramState, m: &MachineState) -> Error {
+    Error::new(
+        XSTORE_ERR_STATE,
+        format!(
+            "the program is of isa `{}`, the machine of `{}`",
+            p.isa_name, m.isa_name
+        ),
+    )
 }
 
 /// Execute `program` from its first unit to its end, a fault or a pending
@@ -422,10 +419,15 @@ pub unsafe extern "C" fn xstore_machine_execute(
 ) -> xstore_status {
     handle::with::<MachineState>(machine, |m, _| {
         let (p, fx) = operands(m, program, effects)?;
-        let mem = &mut *(m.memory()? as *mut MemoryState);
-        let mut writes = Collect::reuse(fx);
-        let ran = writes.run(fx, |w| m.m.run(&p.prog, mem.object(), w))?;
-        fill(fx, ran, writes)
+        let mem = &mut *(m.memory() as *mut MemoryState);
+        let mut writes = Collect(fx.spare_writes(), 0);
+        let mut ran = m.m.run(&p.prog, mem.object(), &mut writes);
+        let n = writes.1;
+        // Filled from where the run's result lies (not moved out of it).
+        match ran {
+            Ok(ref mut ran) => fill(fx, ran, n),
+            Err(e) => Err(e.into()),
+        }
     })
 }
 
@@ -444,15 +446,21 @@ pub unsafe extern "C" fn xstore_machine_step(
         if m.stopped || m.next >= p.prog.units() {
             return Ok(XSTORE_END);
         }
-        let mem = &mut *(m.memory()? as *mut MemoryState);
-        let mut writes = Collect::reuse(fx);
-        let ran = writes.run(fx, |w| m.m.step(&p.prog, m.next, mem.object(), w))?;
-        if ran.outcome.stop.is_some() {
-            m.stopped = true;
-        } else {
-            m.next += 1;
+        let mem = &mut *(m.memory() as *mut MemoryState);
+        let mut writes = Collect(fx.spare_writes(), 0);
+        let mut ran = m.m.step(&p.prog, m.next, mem.object(), &mut writes);
+        let n = writes.1;
+        match ran {
+            Ok(ref mut ran) => {
+                if ran.outcome.stop.is_some() {
+                    m.stopped = true;
+                } else {
+                    m.next += 1;
+                }
+                fill(fx, ran, n)
+            }
+            Err(e) => Err(e.into()),
         }
-        fill(fx, ran, writes)
     })
 }
 
@@ -465,4 +473,62 @@ pub unsafe extern "C" fn xstore_machine_rewind(machine: *mut xstore_machine) -> 
         m.stopped = false;
         Ok(XSTORE_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::{xstore_effects_free, xstore_effects_new, xstore_effects_write_count};
+    use crate::isa::{xstore_isa_free, xstore_isa_new};
+    use crate::program::{xstore_program_free, xstore_program_new_text};
+    use std::ffi::CStr;
+    use std::ptr::null_mut;
+
+    #[test]
+    fn a_program_of_another_isa_is_a_state_error_naming_both_and_leaves_the_effects() {
+        // SAFETY: handles made and freed here, used between.
+        unsafe {
+            let (mut neuron, mut q7) = (null_mut(), null_mut());
+            assert_eq!(xstore_isa_new(c"neuron".as_ptr(), &mut neuron), XSTORE_OK);
+            assert_eq!(xstore_isa_new(c"q7".as_ptr(), &mut q7), XSTORE_OK);
+            let (mut m, mut own, mut other, mut fx) =
+                (null_mut(), null_mut(), null_mut(), null_mut());
+            assert_eq!(
+                xstore_machine_new(neuron, std::ptr::null(), &mut m),
+                XSTORE_OK
+            );
+            let unit = c"tensor_store.u8 [0x1000], num_elem=(4,1), reg=(r1,r1,r1,r1)";
+            assert_eq!(
+                xstore_program_new_text(neuron, unit.as_ptr(), &mut own),
+                XSTORE_OK
+            );
+            let bundle = c"{ IVP_SV2NX8_I v0, a3, 0 ; nop }";
+            assert_eq!(
+                xstore_program_new_text(q7, bundle.as_ptr(), &mut other),
+                XSTORE_OK
+            );
+            assert_eq!(xstore_effects_new(&mut fx), XSTORE_OK);
+            assert_eq!(xstore_machine_execute(m, own, fx), XSTORE_OK);
+            let want = "the program is of isa `q7`, the machine of `neuron`";
+            let calls: [unsafe extern "C" fn(_, _, _) -> _; 2] =
+                [xstore_machine_execute, xstore_machine_step];
+            for call in calls {
+                assert_eq!(call(m, other, fx), XSTORE_ERR_STATE);
+                let e = CStr::from_ptr(xstore_machine_last_error(m));
+                assert_eq!(e.to_str().unwrap(), want);
+                let mut n = 0;
+                assert_eq!(xstore_effects_write_count(fx, &mut n), XSTORE_OK);
+                assert_eq!(n, 1, "the effects of the last run stay");
+            }
+            // The machine's own program still runs, and clears the error.
+            assert_eq!(xstore_machine_execute(m, own, fx), XSTORE_OK);
+            assert_eq!(CStr::from_ptr(xstore_machine_last_error(m)).to_bytes(), b"");
+            assert_eq!(xstore_effects_free(fx), XSTORE_OK);
+            assert_eq!(xstore_program_free(other), XSTORE_OK);
+            assert_eq!(xstore_program_free(own), XSTORE_OK);
+            assert_eq!(xstore_machine_free(m), XSTORE_OK);
+            assert_eq!(xstore_isa_free(q7), XSTORE_OK);
+            assert_eq!(xstore_isa_free(neuron), XSTORE_OK);
+        }
+    }
 }

@@ -18,7 +18,20 @@ pub struct xstore_program {
 /// The state of an `xstore_program`.
 pub(crate) struct ProgramState {
     pub(crate) isa: &'static dyn Isa,
+    /// The ISA's name, looked up once, for the per-call check against a
+    /// machine's ([`crate::isa::same_isa`]).
+    pub(crate) isa_name: &'static str,
     pub(crate) prog: DynProgram,
+}
+
+impl ProgramState {
+    fn new(isa: &'static dyn Isa, prog: DynProgram) -> ProgramState {
+        ProgramState {
+            isa,
+            isa_name: isa.name(),
+            prog,
+        }
+    }
 }
 
 impl Kind for ProgramState {
@@ -38,7 +51,7 @@ pub unsafe extern "C" fn xstore_program_new(
     handle::create(out, || {
         let isa = handle::state::<IsaState>(isa)?.isa;
         let prog = isa.machine().decode(bytes(data, len, "data")?)?;
-        Ok(ProgramState { isa, prog })
+        Ok(ProgramState::new(isa, prog))
     })
 }
 
@@ -53,7 +66,7 @@ pub unsafe extern "C" fn xstore_program_new_text(
     handle::create(out, || {
         let isa = handle::state::<IsaState>(isa)?.isa;
         let prog = isa.machine().assemble(text(source, "source")?)?;
-        Ok(ProgramState { isa, prog })
+        Ok(ProgramState::new(isa, prog))
     })
 }
 
@@ -70,7 +83,7 @@ pub unsafe extern "C" fn xstore_program_new_scenario(
         let st = handle::state::<IsaState>(isa)?;
         let sc = crate::isa::scenario(st, scenario_text, file)?;
         let (_, prog) = st.isa.load(&sc)?;
-        Ok(ProgramState { isa: st.isa, prog })
+        Ok(ProgramState::new(st.isa, prog))
     })
 }
 
