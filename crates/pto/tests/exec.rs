@@ -1201,3 +1201,103 @@ fn ios_size_code_13_to_15_is_an_illegal_instruction() {
         assert_eq!((f.kind.as_str(), f.code), ("IllegalInstruction", Some(4)));
     }
 }
+
+/// U4X2 rows back to back in GM, `vc` of `cols` columns valid, stored at
+/// `base` over memory filled with 0xa5 (0x1000..0x1100 read-only when `ro`,
+/// with 0x5a in it); the result and the bytes 0..0x3000 after it.
+fn nibble_rows(
+    cols: u32,
+    vc: u32,
+    rows: u32,
+    base: u64,
+    ro: bool,
+) -> (Result<Step, xstore_pto::Fault>, Vec<u8>, Tile) {
+    let shape = Shape {
+        dtype: 28,
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        capacity: 16 << 10,
+        cols,
+        valid_rows: rows,
+        valid_cols: vc,
+    };
+    let mut t = Tile::local(shape).unwrap();
+    for (i, b) in t.payload_mut().iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(37).wrapping_add(11);
+    }
+    let mut regions = vec![Region::new(0, 0x1000, Access::ReadWrite)
+        .unwrap()
+        .with_fill(0xa5)];
+    regions.push(match ro {
+        true => Region::new(0x1000, 0x100, Access::ReadOnly)
+            .unwrap()
+            .with_fill(0x5a),
+        false => Region::new(0x1000, 0x100, Access::ReadWrite)
+            .unwrap()
+            .with_fill(0xa5),
+    });
+    regions.push(
+        Region::new(0x1100, 0x1f00, Access::ReadWrite)
+            .unwrap()
+            .with_fill(0xa5),
+    );
+    let mut mem = Memory::new(MemoryMap::new(regions).unwrap());
+    let mut m = Machine::new();
+    m.set_local(0, 0, Some(t.clone()));
+    m.set_gpr(0, "a0", base).unwrap();
+    m.set_gpr(0, "a1", vc.div_ceil(2) as u64).unwrap();
+    let ws = words("BSTART.TSTORE U4X2; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP");
+    let res = m.execute(&ws, &mut mem, &mut VecTrace::default());
+    let mut out = vec![0u8; 0x3000];
+    mem.read(0, &mut out).unwrap();
+    (res, out, t)
+}
+
+#[test]
+fn back_to_back_nibble_rows_of_whole_payload_rows_keep_each_sibling() {
+    // Odd and even valid column counts, rows of one payload row pitch and of
+    // less, a row ending on a page boundary (0xfff) and one starting on it.
+    for (cols, vc, rows, base) in [
+        (128, 127, 40, 0x800),
+        (128, 127, 3, 0x1000 - 64 * 2),
+        (8, 7, 9, 0x1000 - 4 * 5 + 1),
+        (16, 15, 5, 0x3),
+        (16, 13, 5, 0xffd),
+        (16, 14, 5, 0xffe),
+        (2, 1, 64, 0xfc0),
+    ] {
+        let (res, got, t) = nibble_rows(cols, vc, rows, base, false);
+        assert_eq!(res, Ok(Step::Stored), "{cols} {vc}");
+        let mut want = vec![0xa5u8; 0x3000];
+        let nbytes = vc.div_ceil(2) as u64;
+        for r in 0..rows {
+            for c in 0..vc {
+                let a = (base + r as u64 * nbytes + c as u64 / 2) as usize;
+                let v = t.get(r, c) as u8 & 0xf;
+                want[a] = match c % 2 {
+                    0 => (want[a] & 0xf0) | v,
+                    _ => (want[a] & 0x0f) | (v << 4),
+                };
+            }
+        }
+        assert!(got == want, "{cols} {vc} {rows} {base:#x}");
+    }
+}
+
+#[test]
+fn a_read_only_byte_next_to_a_kept_nibble() {
+    // 127 columns: the third row's last byte, the one whose high nibble is
+    // kept, is the first read-only byte; nothing is written.
+    let (res, got, _) = nibble_rows(128, 127, 4, 0x1000 - 64 * 3 + 1, true);
+    let f = res.unwrap_err();
+    assert_eq!(
+        (f.fault_kind(), f.address()),
+        (FaultKind::DataPage, Some(0x1000))
+    );
+    assert!(got[..0x1000].iter().all(|&b| b == 0xa5));
+    // The rows end right before the read-only byte: stored, that byte kept.
+    let (res, got, _) = nibble_rows(128, 127, 3, 0x1000 - 64 * 3, true);
+    assert_eq!(res, Ok(Step::Stored));
+    assert_eq!(got[0x1000], 0x5a);
+    assert_eq!(got[0xfff] & 0xf0, 0xa0);
+}
