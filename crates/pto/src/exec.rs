@@ -388,9 +388,6 @@ pub(crate) struct Scratch {
     /// The one nibble merge's bytes: kept apart from `data`, never cleared, so
     /// that the steady state neither allocates nor zero-fills them.
     merged: Vec<u8>,
-    /// The bytes in memory under a nibble merge whose rows are copied whole
-    /// (kept for the sibling nibbles), likewise never cleared.
-    kept: Vec<u8>,
     /// Always take the staged commit (for checking the direct one against it).
     pub(crate) staged_only: bool,
 }
@@ -608,36 +605,33 @@ fn merge_nibble_rows<M: AddressSpace>(p: &Plan, tile: &Tile, s: &mut Scratch, me
     let total = nbytes * p.nrows as usize;
     let payload = tile.payload();
     let n0 = p.r0 as usize * cols + p.c0 as usize;
+    // Every byte is overwritten by the read: no need to clear.
+    s.merged.resize(total, 0);
+    if mem.read(p.base, &mut s.merged).is_err() {
+        return false;
+    }
     if cols / 2 == nbytes {
         // The payload's rows lie back to back like the GM rows (its row
         // pitch is the row's bytes), so row r's bytes, its last one
-        // included, sit at the same offset in both: the rows are copied
-        // whole and each last byte's high nibble is taken from memory.
-        s.kept.resize(total, 0);
-        if mem.read(p.base, &mut s.kept).is_err() {
-            return false;
-        }
-        s.merged.clear();
-        // A page at a time, as the memory copies its pages (one copy of
-        // many pages takes the C library's `rep movsb` path).
-        for part in payload[n0 / 2..n0 / 2 + total].chunks(4096) {
-            s.merged.extend_from_slice(part);
-        }
-        let rows = s
-            .merged
-            .chunks_exact_mut(nbytes)
-            .zip(s.kept.chunks_exact(nbytes));
-        for (row, old) in rows {
-            if let (Some(l), Some(o)) = (row.last_mut(), old.last()) {
-                *l = (*l & 0xf) | (o & 0xf0);
+        // included, sit at the same offset in both. A few rows at a time:
+        // their last bytes as in memory, then their bytes copied whole, then
+        // each last byte's low nibble from the row over the high nibble kept.
+        const ROWS: usize = 64;
+        let mut kept = [0u8; ROWS];
+        let span = ROWS * nbytes;
+        let rows = payload[n0 / 2..n0 / 2 + total].chunks(span);
+        for (dst, src) in s.merged.chunks_mut(span).zip(rows) {
+            for (k, row) in kept.iter_mut().zip(dst.chunks_exact(nbytes)) {
+                *k = row.last().copied().unwrap_or(0);
+            }
+            dst.copy_from_slice(src);
+            for (k, row) in kept.iter().zip(dst.chunks_exact_mut(nbytes)) {
+                if let Some(l) = row.last_mut() {
+                    *l = (*l & 0xf) | (k & 0xf0);
+                }
             }
         }
     } else {
-        // Every byte is overwritten by the read: no need to clear.
-        s.merged.resize(total, 0);
-        if mem.read(p.base, &mut s.merged).is_err() {
-            return false;
-        }
         for (r, row) in s.merged.chunks_exact_mut(nbytes).enumerate() {
             let n0 = n0 + r * cols;
             row[..full].copy_from_slice(&payload[n0 / 2..n0 / 2 + full]);
