@@ -370,8 +370,13 @@ fn bad_value(fmt: &Format, k: Fk, v: u32, message: String, expected: String) -> 
 fn check_widths(fmt: &Format, v: &Values) -> Result<(), DecodeError> {
     for fd in fmt.fields {
         if let Part::Value(k, 0) = fd.part {
-            let total = fmt.value_width(k);
             let x = v[k as usize];
+            // A value that fits its lowest field fits (the sum of its
+            // fields' widths is only needed past that).
+            if x.checked_shr(fd.bits.width()).unwrap_or(0) == 0 {
+                continue;
+            }
+            let total = fmt.value_width(k);
             if total < 32 && x >> total != 0 {
                 return Err(bad_value(
                     fmt,
