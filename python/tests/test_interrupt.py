@@ -4,20 +4,48 @@ thousand units, the state as the completed units left it."""
 from __future__ import annotations
 
 import pathlib
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 SCRIPT = pathlib.Path(__file__).parent / "long_execute.py"
+# How long a line of the script may take: a round is well under a second, so
+# a line this late means a signal went unanswered, and the test fails rather
+# than waiting for it forever.
+LINE_DEADLINE = 60.0
+
+
+def line_reader(p: "subprocess.Popen[str]") -> "queue.Queue[str]":
+    """The script's lines as they come (`""` at its end), read by a thread."""
+    lines: "queue.Queue[str]" = queue.Queue()
+
+    def read() -> None:
+        assert p.stdout is not None
+        for line in p.stdout:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
 
 
 def test_sigint_interrupts_a_long_execute_between_two_units() -> None:
     p = subprocess.Popen([sys.executable, str(SCRIPT)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        assert p.stdout is not None
-        line = p.stdout.readline()
+        lines = line_reader(p)
+
+        def next_line() -> str:
+            try:
+                return lines.get(timeout=LINE_DEADLINE)
+            except queue.Empty:
+                raise AssertionError(
+                    f"no line from {SCRIPT.name} in {LINE_DEADLINE} s") from None
+
+        line = next_line()
         # A signal that lands between two calls is missed; the script says
         # so and runs on for the next one. Each is sent a moment after the
         # script's line, once it is back in its calls (sent at once, it
@@ -27,10 +55,13 @@ def test_sigint_interrupts_a_long_execute_between_two_units() -> None:
                 break
             time.sleep(0.05)
             p.send_signal(signal.SIGINT)
-            line = p.stdout.readline()
+            line = next_line()
         assert line.startswith("interrupted "), line
         # The timeout only keeps a broken build from hanging the run.
-        rest, err = p.communicate(timeout=300)
+        p.wait(timeout=300)
+        rest = "".join(iter(lambda: lines.get(timeout=LINE_DEADLINE), ""))
+        assert p.stderr is not None
+        err = p.stderr.read()
     finally:
         p.kill()
         p.wait()
