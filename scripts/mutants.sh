@@ -7,6 +7,11 @@
 #   scripts/mutants.sh core          one group: core, neuron, q7 or pto
 #   scripts/mutants.sh core --list   any further arguments go to cargo mutants
 #
+#   MUTANTS_TESTS=xstore-core scripts/mutants.sh core
+#       a quicker first pass against the packages named (comma-separated)
+#       instead of the group's own set; a mutant it misses is then run again
+#       against the whole set (--re with its name), which alone decides.
+#
 # A group is the files of one crate named in .cargo/mutants.toml. Its mutants
 # run against that crate's tests plus the tests of the crates that pin it from
 # outside (every executor's fault-atomicity tests pin the memory rule).
@@ -28,6 +33,10 @@ if [ -z "${RUSTFLAGS:-}" ] && command -v mold >/dev/null; then
 fi
 
 tests_of() {
+  if [ -n "${MUTANTS_TESTS:-}" ]; then
+    echo "$MUTANTS_TESTS"
+    return
+  fi
   case "$1" in
     core) echo "xstore-core,xstore-neuron,xstore-q7,xstore-pto" ;;
     *) echo "xstore-$1" ;;
