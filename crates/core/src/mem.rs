@@ -617,14 +617,13 @@ impl Memory {
     /// Unmap the `size` bytes from `base` ([`MemoryMap::remove`]): their
     /// contents are gone (mapped again, they read as the new region's
     /// fill). On an error nothing changes.
+    ///
+    /// The pages keep their bytes: no access reaches an unmapped byte, and
+    /// the only way to map it again, [`Memory::map_region`], sets every byte
+    /// of the new region to its fill first.
     pub fn unmap(&mut self, base: u64, size: u64) -> Result<(), MapError> {
         self.map.remove(base, size)?;
         self.pages.forget_writability();
-        let last = base + (size - 1);
-        self.pages
-            .each_page(base >> PAGE_SHIFT, last >> PAGE_SHIFT, |pn, page| {
-                fill_within(pn, page, base, last, 0)
-            });
         Ok(())
     }
 

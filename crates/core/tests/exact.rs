@@ -1,14 +1,18 @@
 //! The sparse memory held against an independent reference, byte by byte and
-//! page by page: every result (the exact fault kind and address), every byte,
-//! and the exact number of allocated pages after every operation.
+//! page by page: every result (the exact fault kind and address), every byte
+//! written and read, the region list, and the exact number of allocated pages
+//! after every operation.
 //!
 //! The reference keeps written bytes in a map and allocated pages in a set; it
 //! shares no code with the memory under test beyond the map's region list. The
 //! operations are mixed so that the memory's shortcuts are taken: pages made
 //! hot by `load` and by earlier stores (the in-place path of `store_with`),
 //! page 0 wholly writable beside read-only pages, addresses one below their
-//! alignment, spans over several pages, and caps of a few pages, so the cheap
-//! page bound and the exact page count of the allocation cap both decide.
+//! alignment, spans over several pages (from a page's first or second byte
+//! too), caps of a few pages, so the cheap page bound and the exact page
+//! count of the allocation cap both decide, maps of one region (the map's own
+//! shortcut), map changes that start or end on a region's edge, and reads of
+//! allocated and never-written pages alike.
 
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,6 +43,11 @@ enum Op {
     Reshape(u64, u64, Option<Access>),
     /// `map_region` of a new region.
     Map(Region),
+    /// `Memory::read` of `len` bytes.
+    Read(u64, usize),
+    /// `load_spans` and `load_spans_append` (onto `prefix` bytes already in
+    /// the buffer) of the same reads.
+    Reads(Vec<(u64, usize, u64)>, usize),
 }
 
 struct Reference {
@@ -256,33 +265,108 @@ impl Reference {
         Ok(())
     }
 
-    fn run(&mut self, op: &Op) -> Result<(), Fault> {
+    /// One read: overflow, then alignment, then the first byte outside every
+    /// region (read-only bytes are readable).
+    fn check_read(&self, addr: u64, len: usize, align: u64) -> Result<(), Fault> {
+        if len == 0 {
+            return Ok(());
+        }
+        if (addr as u128) + (len as u128) - 1 > u64::MAX as u128 {
+            return Err(Fault {
+                kind: FaultKind::AddressOverflow { len: len as u64 },
+                addr,
+            });
+        }
+        if addr % align != 0 {
+            return Err(Fault {
+                kind: FaultKind::Misaligned { align },
+                addr,
+            });
+        }
+        match (0..len as u64)
+            .map(|i| addr + i)
+            .find(|&a| self.region(a).is_none())
+        {
+            Some(a) => Err(Fault {
+                kind: FaultKind::Unmapped,
+                addr: a,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The reads all checked in order, then their bytes back to back.
+    fn reads(&self, spans: &[(u64, usize, u64)]) -> Result<Vec<u8>, Fault> {
+        for &(a, n, al) in spans {
+            self.check_read(a, n, al)?;
+        }
+        Ok(spans
+            .iter()
+            .flat_map(|&(a, n, _)| (0..n as u64).map(move |i| a + i))
+            .map(|a| self.byte(a).unwrap())
+            .collect())
+    }
+
+    /// The result of an operation: the bytes it read (none for the others).
+    fn run(&mut self, op: &Op) -> Result<Vec<u8>, Fault> {
+        let done = |r: Result<(), Fault>| r.map(|()| Vec::new());
         match op {
-            Op::Reshape(base, size, access) => self.reshape(*base, *size, *access),
-            Op::Map(region) => self.map(region),
-            Op::Load(a, d) => self.load(*a, d),
-            Op::Commit(ws) => self.instruction(ws),
+            Op::Read(a, n) => self.reads(&[(*a, *n, 1)]),
+            Op::Reads(spans, _) => self.reads(spans),
+            Op::Reshape(base, size, access) => done(self.reshape(*base, *size, *access)),
+            Op::Map(region) => done(self.map(region)),
+            Op::Load(a, d) => done(self.load(*a, d)),
+            Op::Commit(ws) => done(self.instruction(ws)),
             Op::Store(a, d, al) | Op::StoreWith(a, d, al) => {
-                self.instruction(&[W::Plain(*a, d.clone(), *al)])
+                done(self.instruction(&[W::Plain(*a, d.clone(), *al)]))
             }
             Op::Spans(spans) => {
                 let ws: Vec<W> = spans
                     .iter()
                     .map(|(a, d, al)| W::Plain(*a, d.clone(), *al))
                     .collect();
-                self.instruction(&ws)
+                done(self.instruction(&ws))
             }
         }
     }
 }
 
-fn run(m: &mut Memory, op: &Op) -> Result<(), Fault> {
-    // A map change is compared by success only (the reference has no map errors).
+fn run(m: &mut Memory, op: &Op) -> Result<Vec<u8>, Fault> {
+    match op {
+        Op::Read(a, n) => {
+            let mut buf = vec![0u8; *n];
+            m.read(*a, &mut buf).map(|()| buf)
+        }
+        Op::Reads(spans, prefix) => {
+            // Both forms give the same bytes, and the appending one leaves
+            // the prefix as it was (and the buffer unchanged on a fault).
+            let total = spans.iter().map(|s| s.1).sum();
+            let mut buf = vec![0u8; total];
+            let whole = m.load_spans(spans, &mut buf, &mut NoTrace).map(|()| buf);
+            let mut out = vec![0xc3u8; *prefix];
+            let appended = m.load_spans_append(spans, &mut out, &mut NoTrace);
+            let (kept, tail) = out.split_at((*prefix).min(out.len()));
+            assert!(kept.iter().all(|&b| b == 0xc3), "the prefix is kept");
+            let appended = appended.map(|()| tail.to_vec());
+            if appended.is_err() {
+                assert!(tail.is_empty(), "a failed read appends nothing");
+            }
+            assert_eq!(appended, whole, "load_spans_append against load_spans");
+            whole
+        }
+        _ => write(m, op).map(|()| Vec::new()),
+    }
+}
+
+fn write(m: &mut Memory, op: &Op) -> Result<(), Fault> {
+    // A map change is compared by success only (the reference has no map
+    // errors); its result is compared through the region list.
     let refused = |base: u64| Fault {
         kind: FaultKind::Unmapped,
         addr: base,
     };
     match op {
+        Op::Read(..) | Op::Reads(..) => unreachable!("reads are run by `run`"),
         Op::Reshape(base, size, Some(access)) => {
             m.protect(*base, *size, *access).map_err(|_| refused(*base))
         }
@@ -322,6 +406,9 @@ fn window() -> impl Iterator<Item = (u64, usize)> {
 }
 
 fn same_state(m: &Memory, r: &Reference) -> Result<(), TestCaseError> {
+    let mut want = r.regions.clone();
+    want.sort_by_key(|r| r.base);
+    prop_assert_eq!(m.map().regions(), &want[..], "the region list");
     for (base, len) in window() {
         let got = m.peek(base, len);
         for (i, g) in got.into_iter().enumerate() {
@@ -339,8 +426,22 @@ fn same_state(m: &Memory, r: &Reference) -> Result<(), TestCaseError> {
 
 /// Seven low pages and the top page, each a gap, wholly read-write, wholly
 /// read-only, or split at a random offset into read-write then read-only (or
-/// then a gap); page 0 is often wholly writable.
+/// then a gap); page 0 is often wholly writable. Now and then the map is one
+/// region over some of the low pages instead.
 fn arb_regions() -> impl Strategy<Value = Vec<Region>> {
+    let one = (
+        0u64..2 * PAGE_SIZE,
+        1u64..5 * PAGE_SIZE,
+        prop_oneof![3 => Just(Access::ReadWrite), 1 => Just(Access::ReadOnly)],
+        any::<u8>(),
+    )
+        .prop_map(|(base, size, access, fill)| {
+            vec![Region::new(base, size, access).unwrap().with_fill(fill)]
+        });
+    prop_oneof![4 => arb_page_regions(), 1 => one]
+}
+
+fn arb_page_regions() -> impl Strategy<Value = Vec<Region>> {
     prop::collection::vec((0u8..5, 1u64..PAGE_SIZE, any::<u8>()), 8).prop_map(|pages| {
         let mut out = Vec::new();
         for (i, (kind, split, fill)) in pages.into_iter().enumerate() {
@@ -377,16 +478,19 @@ fn arb_addr() -> impl Strategy<Value = u64> {
         0u64..0x80,
         (0u64..7, 0u64..64).prop_map(|(p, o)| p * PAGE_SIZE + o),
         (1u64..7, 1u64..64).prop_map(|(p, o)| p * PAGE_SIZE - o),
+        (0u64..7, 0u64..2).prop_map(|(p, o)| p * PAGE_SIZE + o),
         0u64..7 * PAGE_SIZE,
         (0u64..0x80).prop_map(|o| u64::MAX - o),
     ]
 }
 
-/// Short data, and now and then data over one, two or three pages.
+/// Short data, and now and then data over one, two or three pages (often a
+/// whole number of pages).
 fn arb_data() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         6 => prop::collection::vec(any::<u8>(), 0..80),
         1 => (1usize..3 * PAGE_SIZE as usize + 2).prop_map(|n| vec![0x5a; n]),
+        1 => (1usize..3).prop_map(|k| vec![0xa5; k * PAGE_SIZE as usize]),
     ]
 }
 
@@ -417,6 +521,20 @@ fn arb_op() -> impl Strategy<Value = Op> {
         3 => (arb_addr(), arb_data(), arb_align()).prop_map(|(a, d, al)| Op::StoreWith(a, d, al)),
         1 => prop::collection::vec((arb_addr(), arb_data(), arb_align()), 1..4).prop_map(Op::Spans),
         1 => arb_reshape(),
+        1 => (arb_addr(), arb_len()).prop_map(|(a, n)| Op::Read(a, n)),
+        1 => (
+            prop::collection::vec((arb_addr(), arb_len(), arb_align()), 1..4),
+            0usize..80,
+        )
+            .prop_map(|(spans, prefix)| Op::Reads(spans, prefix)),
+    ]
+}
+
+/// A read's length: short, or over two or three pages.
+fn arb_len() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        4 => 0usize..80,
+        1 => 1usize..3 * PAGE_SIZE as usize + 2,
     ]
 }
 
@@ -427,6 +545,9 @@ fn arb_reshape() -> impl Strategy<Value = Op> {
     let range = prop_oneof![
         (0u64..7).prop_map(|p| (p * PAGE_SIZE, PAGE_SIZE)),
         (0u64..7 * PAGE_SIZE, 1u64..2 * PAGE_SIZE),
+        // From the last byte of one page to the first of the next: a range
+        // that starts on a region's last byte and ends on the next one's first.
+        (1u64..7).prop_map(|p| (p * PAGE_SIZE - 1, 2)),
     ];
     let access = prop_oneof![Just(Access::ReadWrite), Just(Access::ReadOnly)];
     prop_oneof![
@@ -446,8 +567,8 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
         1 => (
             0u64..7,
             0u64..PAGE_SIZE,
-            prop_oneof![0u64..0x80, 0u64..PAGE_SIZE],
-            prop::collection::vec(any::<u8>(), 0..80),
+            prop_oneof![0u64..0x80, 0u64..PAGE_SIZE, 0u64..2],
+            arb_data(),
             arb_align(),
         )
             .prop_map(|(page, at, off, d, al)| {
@@ -702,4 +823,161 @@ fn a_change_of_the_map_ends_the_known_writable_pages() {
             .unwrap();
         assert_eq!(m.store(8, &[2; 8], 8, &mut NoTrace), want);
     }
+}
+
+/// A region's size is its byte count, saturating for the whole space.
+#[test]
+fn a_region_size_counts_its_bytes() {
+    assert_eq!(rw(0x1000, 0x100).size(), 0x100);
+    assert_eq!(rw(u64::MAX, 1).size(), 1);
+    assert_eq!(rw(0, u64::MAX).size(), u64::MAX);
+    let whole = Region {
+        last: u64::MAX,
+        ..rw(0, 1)
+    };
+    assert_eq!(whole.size(), u64::MAX);
+}
+
+/// Pages in several leaves of the page table (512 pages each) are all
+/// forgotten by an `unmap` over them and all refilled by a `map_region`
+/// over them, while pages outside the range keep their bytes.
+#[test]
+fn map_changes_over_many_pages_reach_every_allocated_page() {
+    let leaf = 512 * PAGE_SIZE;
+    let pages = [
+        0,
+        PAGE_SIZE,
+        leaf - PAGE_SIZE,
+        leaf,
+        2 * leaf + PAGE_SIZE,
+        3 * leaf,
+    ];
+    let mut m = Memory::new(MemoryMap::new(vec![rw(0, 4 * leaf)]).unwrap());
+    for &a in &pages {
+        m.store(a + 8, &[0x11; 8], 8, &mut NoTrace).unwrap();
+    }
+    // Everything from page 1 to the end of leaf 2.
+    let (base, size) = (PAGE_SIZE, 3 * leaf - PAGE_SIZE);
+    m.unmap(base, size).unwrap();
+    m.map_region(rw(base, size).with_fill(0x5c)).unwrap();
+    for &a in &pages {
+        let want = match a {
+            0 => 0x11,
+            _ if a == 3 * leaf => 0x11,
+            _ => 0x5c,
+        };
+        assert_eq!(m.peek(a + 8, 8), vec![Some(want); 8], "page at {a:#x}");
+    }
+    // A region mapped over pages that are allocated but unmapped reads as
+    // its fill too, in every leaf.
+    m.unmap(base, size).unwrap();
+    for &a in &pages[1..5] {
+        assert_eq!(m.peek(a + 8, 1), vec![None], "page at {a:#x}");
+    }
+    m.map_region(rw(base, size).with_fill(0x3d)).unwrap();
+    for &a in &pages[1..5] {
+        assert_eq!(m.peek(a + 8, 8), vec![Some(0x3d); 8], "page at {a:#x}");
+    }
+}
+
+/// A store lands at its own address when other allocated pages lie where a
+/// wrongly shifted page number would point: the page numbered `addr ×
+/// PAGE_SIZE` (the address shifted up by a page where it should be shifted
+/// down), and the page in the same slot of a far leaf (the leaf whose key is
+/// the page number; a leaf holds 512 pages). Each store goes
+/// through the in-place path (its page exists and is writable), from the hot
+/// page and from the leaf look-up.
+#[test]
+fn an_in_place_store_writes_its_own_page_and_no_other() {
+    let mut m = Memory::new(MemoryMap::new(vec![rw(0, 1 << 40)]).unwrap());
+    let addr = 0x1008u64;
+    let (pn, off) = (addr / PAGE_SIZE, addr % PAGE_SIZE);
+    let aliases = [
+        addr * PAGE_SIZE * PAGE_SIZE + off,
+        (pn * 512 * 512 + pn) * PAGE_SIZE + off,
+    ];
+    m.store(addr, &[1; 8], 8, &mut NoTrace).unwrap();
+    for &alias in &aliases {
+        m.store(alias, &[0; 8], 8, &mut NoTrace).unwrap();
+    }
+    for (i, other) in [None, Some(0x3000u64)].into_iter().enumerate() {
+        if let Some(o) = other {
+            // Another page becomes the hot one: the next store looks its page up.
+            m.store(o, &[0; 8], 8, &mut NoTrace).unwrap();
+        }
+        let v = 2 + i as u8;
+        m.store(addr, &[v; 8], 8, &mut NoTrace).unwrap();
+        assert_eq!(m.peek(addr, 8), vec![Some(v); 8]);
+        m.store_with(addr, 8, 8, &mut NoTrace, |d| d.fill(v + 10))
+            .unwrap();
+        assert_eq!(m.peek(addr, 8), vec![Some(v + 10); 8]);
+        for &alias in &aliases {
+            assert_eq!(m.peek(alias, 8), vec![Some(0); 8], "alias {alias:#x}");
+        }
+    }
+    assert_eq!(m.allocated_bytes(), 4 * PAGE_SIZE);
+}
+
+/// A transaction's cheap page bound counts whole pages of data: one write of
+/// exactly two pages of bytes from a page's second byte touches three pages,
+/// one more than a room of two.
+#[test]
+fn a_write_of_whole_pages_of_bytes_from_inside_a_page_counts_three_pages() {
+    let map = MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
+    let mut tx = Transaction::new();
+    tx.write(PAGE_SIZE + 1, &vec![7u8; 2 * PAGE_SIZE as usize]);
+    let mut m = Memory::new(map.clone()).with_cap(2 * PAGE_SIZE);
+    assert_eq!(
+        m.commit(&tx, &mut NoTrace),
+        Err(Fault {
+            kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE },
+            addr: 3 * PAGE_SIZE
+        })
+    );
+    assert_eq!(m.allocated_bytes(), 0);
+    let mut m = Memory::new(map).with_cap(3 * PAGE_SIZE);
+    m.commit(&tx, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), 3 * PAGE_SIZE);
+}
+
+/// Reads appended to a buffer take each page's own bytes, a page at a time:
+/// reads that cross from one allocated page into the next, and into a page
+/// never written, give the bytes written there and the fill, while other
+/// allocated pages lie where a wrongly shifted page number would point (the
+/// page numbered `addr × PAGE_SIZE`, as in the test above).
+#[test]
+fn appended_reads_cross_pages_and_take_each_pages_own_bytes() {
+    let mut m = Memory::new(MemoryMap::new(vec![rw(0, 1 << 40).with_fill(0x44)]).unwrap());
+    let pattern = |a: u64| (a % 251) as u8;
+    let written = PAGE_SIZE..3 * PAGE_SIZE;
+    let bytes: Vec<u8> = written.clone().map(pattern).collect();
+    m.load(written.start, &bytes).unwrap();
+    let spans = [
+        (2 * PAGE_SIZE - 3, 6usize, 1u64),
+        (3 * PAGE_SIZE - 16, 40, 8),
+        (PAGE_SIZE + 8, PAGE_SIZE as usize + 16, 8),
+    ];
+    for &(a, n, _) in &spans {
+        for chunk in [a, (a / PAGE_SIZE + 1) * PAGE_SIZE]
+            .into_iter()
+            .filter(|&c| c < a + n as u64)
+        {
+            m.load(chunk * PAGE_SIZE * PAGE_SIZE, &[0xee; 64]).unwrap();
+        }
+    }
+    let want: Vec<u8> = spans
+        .iter()
+        .flat_map(|&(a, n, _)| a..a + n as u64)
+        .map(|a| {
+            if written.contains(&a) {
+                pattern(a)
+            } else {
+                0x44
+            }
+        })
+        .collect();
+    let mut out = vec![0xc3u8; 5];
+    m.load_spans_append(&spans, &mut out, &mut NoTrace).unwrap();
+    assert_eq!(&out[..5], &[0xc3; 5]);
+    assert_eq!(&out[5..], &want[..]);
 }
