@@ -70,3 +70,104 @@ fn a_four_bit_row_faults_at_the_pair_whose_byte_is_past_the_mapping() {
         assert!(f.message().contains(&named), "{named}: {}", f.message());
     }
 }
+
+/// Store one row of 64 U16 elements at `base` into `regions`: the fault.
+fn store_u16_row(base: u64, regions: Vec<Region>) -> xstore_pto::Fault {
+    let t = Tile::local(Shape {
+        dtype: U16,
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        capacity: 128,
+        cols: 64,
+        valid_rows: 1,
+        valid_cols: 64,
+    })
+    .unwrap();
+    let mut m = Machine::new();
+    m.set_local(0, 0, Some(t));
+    m.set_gpr(0, "a0", base).unwrap();
+    let block = xstore_pto::assemble(
+        "BSTART.TSTORE U16; B.IOR a0, zero; B.IOT T#1, mask=1000, last; BSTOP",
+    )
+    .unwrap();
+    let mut mem = Memory::new(MemoryMap::new(regions).unwrap());
+    let f = m
+        .execute(&block, &mut mem, &mut VecTrace::default())
+        .unwrap_err();
+    assert_eq!(mem.allocated_bytes(), 0, "a fault writes nothing");
+    assert_eq!(f.fault_kind(), FaultKind::DataPage, "{}", f.message());
+    assert_eq!(f.rule(), Rule::ElementPage, "{}", f.message());
+    f
+}
+
+/// A fault names the element's first byte, and the failing byte too when
+/// it is another one, for read-only bytes as for unmapped ones.
+#[test]
+fn a_fault_inside_an_element_names_the_element_and_the_byte() {
+    let rw = |b: u64, n: u64| Region::new(b, n, Access::ReadWrite).unwrap();
+    let ro = |b: u64, n: u64| Region::new(b, n, Access::ReadOnly).unwrap();
+    // Element 8 (0x1000..0x1001) wholly read-only, then its second byte alone.
+    let cases = [
+        (
+            vec![rw(0, END), ro(END, 0x100)],
+            "element at 0x1000 is in a read-only region",
+        ),
+        (
+            vec![rw(0, END + 1), ro(END + 1, 0x100)],
+            "element at 0x1000: byte 0x1001 is in a read-only region",
+        ),
+        (vec![rw(0, END)], "element at 0x1000 is not mapped"),
+        (
+            vec![rw(0, END + 1)],
+            "element at 0x1000: byte 0x1001 is not mapped",
+        ),
+    ];
+    for (regions, why) in cases {
+        let f = store_u16_row(END - 16, regions);
+        assert_eq!(f.address(), Some(END), "{}", f.message());
+        assert!(
+            f.message().contains("PE0 element (0, 8)"),
+            "{}",
+            f.message()
+        );
+        assert!(f.message().contains(why), "{why}: {}", f.message());
+    }
+}
+
+/// A fault in a B.SUBVIEW view that starts past row 0 names the source
+/// row of the parent, not the view's own row.
+#[test]
+fn a_fault_in_a_view_names_the_parent_s_row() {
+    let mut t = Tile::shared(Shape {
+        dtype: 27,
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        capacity: 1024,
+        cols: 128,
+        valid_rows: 8,
+        valid_cols: 128,
+    })
+    .unwrap();
+    t.set_published(true);
+    for k in [1u64, 40] {
+        let mut m = Machine::new();
+        m.set_shared_tile(3, Some(t.clone()));
+        // The view: rows 2 and 3 (cells 2.., 256 bytes); its second row
+        // (the parent's row 3) starts `k` bytes below END.
+        m.set_gpr(0, "a0", END - 128 - k).unwrap();
+        m.set_gpr(0, "a1", 128).unwrap();
+        let block = xstore_pto::assemble(
+            "BSTART.TSTORE U8; B.IOR a0, a1; B.IOS S3, mask=1000; B.SUBVIEW 0, zero, 2, 2; BSTOP",
+        )
+        .unwrap();
+        let mut mem = Memory::new(
+            MemoryMap::new(vec![Region::new(0, END, Access::ReadWrite).unwrap()]).unwrap(),
+        );
+        let f = m
+            .execute(&block, &mut mem, &mut VecTrace::default())
+            .unwrap_err();
+        assert_eq!(f.address(), Some(END), "{}", f.message());
+        let named = format!("PE0 element (3, {k})");
+        assert!(f.message().contains(&named), "{named}: {}", f.message());
+    }
+}
