@@ -53,6 +53,20 @@ pub struct VecTrace {
     pub events: Vec<TraceEvent>,
 }
 
+impl VecTrace {
+    /// The first byte and the length of each write, in commit order (the
+    /// faults left out).
+    pub fn spans(&self) -> Vec<(u64, usize)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::Write { addr, bytes } => Some((*addr, bytes.len())),
+                TraceEvent::Fault(_) => None,
+            })
+            .collect()
+    }
+}
+
 impl TraceSink for VecTrace {
     fn write(&mut self, addr: u64, bytes: &[u8]) {
         self.events.push(TraceEvent::Write {

@@ -60,6 +60,24 @@ struct Reference {
 /// A write's touched bytes: `(address, value, mask)` in address order.
 type Touched = Vec<(u64, u8, u8)>;
 
+/// The rules of a nonempty span before any byte is looked at: it may not
+/// pass 2^64 - 1, then its address is a multiple of `align`.
+fn span_rules(addr: u64, len: usize, align: u64) -> Result<(), Fault> {
+    if (addr as u128) + (len as u128) - 1 > u64::MAX as u128 {
+        return Err(Fault {
+            kind: FaultKind::AddressOverflow { len: len as u64 },
+            addr,
+        });
+    }
+    if addr % align != 0 {
+        return Err(Fault {
+            kind: FaultKind::Misaligned { align },
+            addr,
+        });
+    }
+    Ok(())
+}
+
 impl Reference {
     fn region(&self, a: u64) -> Option<&Region> {
         self.regions.iter().find(|r| r.base <= a && a <= r.last)
@@ -81,18 +99,7 @@ impl Reference {
         if len == 0 {
             return Ok(Vec::new());
         }
-        if (addr as u128) + (len as u128) - 1 > u64::MAX as u128 {
-            return Err(Fault {
-                kind: FaultKind::AddressOverflow { len: len as u64 },
-                addr,
-            });
-        }
-        if addr % align != 0 {
-            return Err(Fault {
-                kind: FaultKind::Misaligned { align },
-                addr,
-            });
-        }
+        span_rules(addr, len, align)?;
         let out: Touched = match w {
             W::Plain(a, d, _) => d
                 .iter()
@@ -177,14 +184,7 @@ impl Reference {
         if data.is_empty() {
             return Ok(());
         }
-        if (addr as u128) + (data.len() as u128) - 1 > u64::MAX as u128 {
-            return Err(Fault {
-                kind: FaultKind::AddressOverflow {
-                    len: data.len() as u64,
-                },
-                addr,
-            });
-        }
+        span_rules(addr, data.len(), 1)?;
         let span = || (0..data.len() as u64).map(|i| addr + i);
         if let Some(a) = span().find(|&a| self.region(a).is_none()) {
             return Err(Fault {
@@ -271,18 +271,7 @@ impl Reference {
         if len == 0 {
             return Ok(());
         }
-        if (addr as u128) + (len as u128) - 1 > u64::MAX as u128 {
-            return Err(Fault {
-                kind: FaultKind::AddressOverflow { len: len as u64 },
-                addr,
-            });
-        }
-        if addr % align != 0 {
-            return Err(Fault {
-                kind: FaultKind::Misaligned { align },
-                addr,
-            });
-        }
+        span_rules(addr, len, align)?;
         match (0..len as u64)
             .map(|i| addr + i)
             .find(|&a| self.region(a).is_none())
@@ -749,23 +738,31 @@ fn load_fits_the_cap_exactly() {
 /// a transaction of many small writes).
 #[test]
 fn a_transaction_of_straddling_writes_counts_two_pages_each() {
-    let map = MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
     let mut tx = Transaction::new();
     for p in [1u64, 3, 5, 7] {
         tx.write(p * PAGE_SIZE - 2, &[1; 4]);
     }
-    let mut m = Memory::new(map.clone()).with_cap(7 * PAGE_SIZE);
+    fits_exactly(&tx, 8, 7 * PAGE_SIZE);
+}
+
+/// `tx` on a fresh memory of 16 read-write pages: under a cap of one page
+/// fewer than `pages` it fails at `first_over` and allocates nothing; under
+/// a cap of `pages` it commits them all.
+fn fits_exactly(tx: &Transaction, pages: u64, first_over: u64) {
+    let map = MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
+    let cap = (pages - 1) * PAGE_SIZE;
+    let mut m = Memory::new(map.clone()).with_cap(cap);
     assert_eq!(
-        m.commit(&tx, &mut NoTrace),
+        m.commit(tx, &mut NoTrace),
         Err(Fault {
-            kind: FaultKind::AllocationCap { cap: 7 * PAGE_SIZE },
-            addr: 7 * PAGE_SIZE
+            kind: FaultKind::AllocationCap { cap },
+            addr: first_over
         })
     );
     assert_eq!(m.allocated_bytes(), 0);
-    let mut m = Memory::new(map).with_cap(8 * PAGE_SIZE);
-    m.commit(&tx, &mut NoTrace).unwrap();
-    assert_eq!(m.allocated_bytes(), 8 * PAGE_SIZE);
+    let mut m = Memory::new(map).with_cap(pages * PAGE_SIZE);
+    m.commit(tx, &mut NoTrace).unwrap();
+    assert_eq!(m.allocated_bytes(), pages * PAGE_SIZE);
 }
 
 /// The exact page count reads each write's touched bytes, no more: a plain
@@ -923,21 +920,9 @@ fn an_in_place_store_writes_its_own_page_and_no_other() {
 /// one more than a room of two.
 #[test]
 fn a_write_of_whole_pages_of_bytes_from_inside_a_page_counts_three_pages() {
-    let map = MemoryMap::new(vec![rw(0, 16 * PAGE_SIZE)]).unwrap();
     let mut tx = Transaction::new();
     tx.write(PAGE_SIZE + 1, &vec![7u8; 2 * PAGE_SIZE as usize]);
-    let mut m = Memory::new(map.clone()).with_cap(2 * PAGE_SIZE);
-    assert_eq!(
-        m.commit(&tx, &mut NoTrace),
-        Err(Fault {
-            kind: FaultKind::AllocationCap { cap: 2 * PAGE_SIZE },
-            addr: 3 * PAGE_SIZE
-        })
-    );
-    assert_eq!(m.allocated_bytes(), 0);
-    let mut m = Memory::new(map).with_cap(3 * PAGE_SIZE);
-    m.commit(&tx, &mut NoTrace).unwrap();
-    assert_eq!(m.allocated_bytes(), 3 * PAGE_SIZE);
+    fits_exactly(&tx, 3, 3 * PAGE_SIZE);
 }
 
 /// Reads appended to a buffer take each page's own bytes, a page at a time:

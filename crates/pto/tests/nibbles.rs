@@ -9,7 +9,7 @@
 //! several PEs), from row 0 and from rows and columns past it (views).
 
 use proptest::prelude::*;
-use xstore_core::{Access, Memory, MemoryMap, Region, TraceEvent, VecTrace};
+use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
 use xstore_pto::{Location, Machine, Shape, Step, Tile, TileLayout};
 
 const U4X2: u8 = 28;
@@ -206,14 +206,7 @@ fn run(c: &Case) -> Option<Run> {
         Ok(Step::Stored),
         "{c:?}"
     );
-    let writes = trace
-        .events
-        .iter()
-        .map(|e| match e {
-            TraceEvent::Write { addr, bytes } => (*addr, bytes.len()),
-            TraceEvent::Fault(f) => panic!("{f}"),
-        })
-        .collect();
+    let writes = trace.spans();
 
     let mut want = before;
     for pe in 0..pes {

@@ -5,7 +5,7 @@
 //! address space one span too; four-bit rows likewise, and strided four-bit
 //! rows as their whole bytes then the odd last nibble.
 
-use xstore_core::{Access, Memory, MemoryMap, Region, TraceEvent, VecTrace};
+use xstore_core::{Access, Memory, MemoryMap, Region, VecTrace};
 use xstore_pto::{Location, Machine, Shape, Step, Tile, TileLayout};
 
 /// Store PE0's T#1, `rows` × `cols` of `dtype` (all valid but `short`
@@ -35,13 +35,7 @@ fn writes(dtype: u8, cols: u32, short: u32, base: u64, stride: u64) -> Vec<(u64,
     let mut mem = Memory::new(MemoryMap::new(vec![region]).unwrap());
     let mut tr = VecTrace::default();
     assert_eq!(m.execute(&ws, &mut mem, &mut tr), Ok(Step::Stored));
-    tr.events
-        .iter()
-        .map(|e| match e {
-            TraceEvent::Write { addr, bytes } => (*addr, bytes.len()),
-            TraceEvent::Fault(f) => panic!("{f}"),
-        })
-        .collect()
+    tr.spans()
 }
 
 #[test]
@@ -117,13 +111,5 @@ fn a_four_bit_partial_row_view_past_column_0_is_one_merged_span() {
     let mut mem = Memory::new(MemoryMap::new(vec![region]).unwrap());
     let mut tr = VecTrace::default();
     assert_eq!(m.execute(&ws, &mut mem, &mut tr), Ok(Step::Stored));
-    let writes: Vec<(u64, usize)> = tr
-        .events
-        .iter()
-        .map(|e| match e {
-            TraceEvent::Write { addr, bytes } => (*addr, bytes.len()),
-            TraceEvent::Fault(f) => panic!("{f}"),
-        })
-        .collect();
-    assert_eq!(writes, [(0x100, 256)]);
+    assert_eq!(tr.spans(), [(0x100, 256)]);
 }
