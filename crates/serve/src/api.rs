@@ -20,7 +20,9 @@ use xstore_core::isa::Isa;
 use xstore_core::report::LintReport;
 use xstore_core::{hex, DiagKind, Diagnostic};
 
-type Answer = Result<Json<Value>, ApiError>;
+/// A handler's answer: its JSON (serialized straight from the library's
+/// value, with no `serde_json::Value` tree between) or the diagnostic.
+type Answer = Result<Response, ApiError>;
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -118,6 +120,24 @@ struct TextReq {
     text: String,
     #[serde(default)]
     name: Option<String>,
+}
+
+/// `/api/<isa>/asm`'s answer: one hex line per instruction.
+#[derive(Serialize)]
+struct HexAnswer {
+    hex: Vec<String>,
+}
+
+/// `/api/<isa>/disasm`'s answer: one line of assembly per instruction.
+#[derive(Serialize)]
+struct TextAnswer {
+    text: Vec<String>,
+}
+
+/// `/api/map`'s answer: the memory map drawn as SVG.
+#[derive(Serialize)]
+struct SvgAnswer {
+    svg: String,
 }
 
 /// `{"hex": "hex text"}` (for `explain`, a Q7 mnemonic too).
@@ -237,7 +257,7 @@ async fn asm(
         let name = input_name(&req.name);
         let lines = isa.asm(&req.text).map_err(|d| d.in_file(&name))?;
         let hex: Vec<String> = lines.iter().map(|l| hex::encode(l)).collect();
-        Ok(Json(json!({ "hex": hex })))
+        json_answer(&HexAnswer { hex })
     })
     .await
 }
@@ -253,7 +273,7 @@ async fn disasm(
         let name = input_name(&req.name);
         let bytes = hex::decode_input(&req.hex, &name)?;
         let text = isa.disasm(&bytes).map_err(|d| d.in_file(&name))?;
-        Ok(Json(json!({ "text": text })))
+        json_answer(&TextAnswer { text })
     })
     .await
 }
@@ -268,7 +288,7 @@ async fn explain(
     blocking(held, move |_| {
         let name = input_name(&req.name);
         let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
-        Ok(Json(json!(ex)))
+        json_answer(&ex)
     })
     .await
 }
@@ -284,7 +304,7 @@ async fn validate(
         let name = input_name(&req.name);
         let bytes = hex::decode_input(&req.hex, &name)?;
         let v = isa.validate(&bytes).map_err(|d| d.in_file(&name))?;
-        Ok(Json(json!(v)))
+        json_answer(&v)
     })
     .await
 }
@@ -310,7 +330,7 @@ async fn diagram(
             .iter()
             .map(|d| Value::String(xstore_viz::svg(std::slice::from_ref(d))))
             .collect();
-        Ok(Json(json!({ "wavedrom": waves, "svg": svgs })))
+        json_answer(&json!({ "wavedrom": waves, "svg": svgs }))
     })
     .await
 }
@@ -361,9 +381,9 @@ async fn map(
                 .into());
             }
         }
-        Ok(Json(
-            json!({ "svg": xstore_viz::memory_map_svg(&t, req.step) }),
-        ))
+        json_answer(&SvgAnswer {
+            svg: xstore_viz::memory_map_svg(&t, req.step),
+        })
     })
     .await
 }
@@ -407,7 +427,7 @@ async fn lint(
         let name = input_name(&req.name);
         let (sc, isa) = xstore_core::isa::load_scenario(xstore_isas::all(), &req.scenario, &name)?;
         let mem = xstore_core::isa::build_memory(isa, &sc, s.cap)?;
-        Ok(Json(json!(LintReport::new(isa.lint(&sc, &mem)?))))
+        json_answer(&LintReport::new(isa.lint(&sc, &mem)?))
     })
     .await
 }
