@@ -134,6 +134,13 @@ struct TextAnswer {
     text: Vec<String>,
 }
 
+/// `/api/<isa>/diagram`'s answer: each explanation's WaveJSON and its SVG.
+#[derive(Serialize)]
+struct DiagramAnswer {
+    wavedrom: Vec<Value>,
+    svg: Vec<String>,
+}
+
 /// `/api/map`'s answer: the memory map drawn as SVG.
 #[derive(Serialize)]
 struct SvgAnswer {
@@ -325,12 +332,13 @@ async fn diagram(
         hex::decode_input(&req.hex, &name)?;
         let ex = xstore_core::isa::explain_input(isa, &req.hex, &name)?;
         let diagrams = xstore_viz::explain_diagrams(isa, ex).map_err(|d| d.in_file(&name))?;
-        let waves: Vec<Value> = diagrams.iter().map(|d| d.to_wavejson()).collect();
-        let svgs: Vec<Value> = diagrams
-            .iter()
-            .map(|d| Value::String(xstore_viz::svg(std::slice::from_ref(d))))
-            .collect();
-        json_answer(&json!({ "wavedrom": waves, "svg": svgs }))
+        json_answer(&DiagramAnswer {
+            wavedrom: diagrams.iter().map(|d| d.to_wavejson()).collect(),
+            svg: diagrams
+                .iter()
+                .map(|d| xstore_viz::svg(std::slice::from_ref(d)))
+                .collect(),
+        })
     })
     .await
 }
@@ -348,7 +356,7 @@ async fn run(
     State(s): State<Shared>,
     Extension(held): Extension<Held>,
     body: Result<Json<ScenarioReq>, JsonRejection>,
-) -> Result<Response, ApiError> {
+) -> Answer {
     let Json(req) = body?;
     blocking(held, move |cancel| {
         let t = trace_of(&req.scenario, &input_name(&req.name), s.cap, cancel)?;
