@@ -564,6 +564,43 @@ fn a_valign_image_is_zero_past_its_pending_bytes() {
 }
 
 #[test]
+fn a_pending_register_is_made_only_from_a_partial_row() {
+    use xstore_q7::Valign;
+    // Each condition alone refuses: a row address off the 64-byte grid, no
+    // bytes, bytes that reach the row's end (a full row is written, never
+    // pending), and one past it.
+    assert_eq!(Valign::pending(0x40 + 1, 0, &[1]), None, "row off the grid");
+    assert_eq!(
+        Valign::pending(0x1000 + 32, 3, &[1, 2]),
+        None,
+        "row off the grid"
+    );
+    assert_eq!(Valign::pending(0x40, 5, &[]), None, "no bytes");
+    assert_eq!(
+        Valign::pending(0x40, 60, &[1, 2, 3, 4]),
+        None,
+        "ends at the row's end"
+    );
+    assert_eq!(Valign::pending(0x40, 0, &[7; 64]), None, "a whole row");
+    assert_eq!(Valign::pending(0x40, 63, &[1]), None, "the row's last byte");
+    // The largest partial rows are accepted: from the first byte, 63 bytes;
+    // one byte just short of the end.
+    assert!(Valign::pending(0x40, 0, &[7; 63]).is_some());
+    let u = Valign::pending(0x80, 62, &[9]).expect("a partial row");
+    assert_eq!((u.start(), u.end(), u.len()), (0x80 + 62, 0x80 + 63, 1));
+    // The pending bytes at their row positions, zero elsewhere.
+    let u = Valign::pending(0x1000, 5, &[1, 2, 3]).expect("a partial row");
+    assert_eq!(u.pending_bytes(), &[1, 2, 3]);
+    assert_eq!(
+        (u.start(), u.end(), u.is_empty(), u.cleared()),
+        (0x1005, 0x1008, false, false)
+    );
+    let mut want = [0u8; 64];
+    want[5..8].copy_from_slice(&[1, 2, 3]);
+    assert_eq!(u.image(), &want);
+}
+
+#[test]
 fn an_unknown_bundle_is_refused_and_changes_nothing() {
     let b = xstore_q7::decode_one(&[0x0f, 0x03, 0x04, 0x9c, 0x94, 0x5e, 0x9c, 0x03]).unwrap();
     assert!(b.kept().is_some());
