@@ -524,3 +524,55 @@ fn pad_tail(tile: &mut Tile, pad: u8) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::check_structure;
+    use crate::Machine;
+
+    /// `plan_load` of a block on `m`, into `plans` as it was left.
+    fn plan(m: &Machine, text: &str, plans: &mut Vec<Plan>) -> Result<(), Fault> {
+        let words = crate::assemble(text).unwrap_or_else(|d| panic!("{text}: {d}"));
+        let h = check_structure(&words).0.expect("a well-formed block");
+        plan_load(m.state(), &h, plans)
+    }
+
+    #[test]
+    fn the_plan_is_each_selected_pes_rectangle_and_a_zero_mask_plans_nothing() {
+        let mut m = Machine::new();
+        for (pe, base) in [(0, 0x100u64), (1, 0x300)] {
+            m.set_gpr(pe, "a0", base).unwrap();
+            m.set_gpr(pe, "a1", 16 + pe as u64).unwrap();
+        }
+        let text = |mask: &str| {
+            format!("BSTART.TLOAD U16; C.B.DIMI 3, ->LB0; C.B.DIMI 2, ->LB1; C.B.DIMI 4, ->LB2; B.IOR a0, a1; B.IOT mask={mask}, last, ->T<1>; BSTOP")
+        };
+        let mut plans = Vec::new();
+        plan(&m, &text("1100"), &mut plans).unwrap();
+        let got: Vec<_> = plans
+            .iter()
+            .map(|p| {
+                (
+                    p.pe, p.source, p.r0, p.c0, p.nrows, p.ncols, p.base, p.stride, p.bits,
+                )
+            })
+            .collect();
+        let t1 = Source::Local(0);
+        assert_eq!(
+            got,
+            [
+                (0, t1, 0, 0, 2, 3, 0x100, 16, 16),
+                (1, t1, 0, 0, 2, 3, 0x300, 17, 16)
+            ]
+        );
+        // The same list handed back empty for a mask that selects no PE.
+        plan(&m, &text("0000"), &mut plans).unwrap();
+        assert!(plans.is_empty());
+        // A check before the reads gives its fault and no plan is used.
+        let bad = text("1000").replace("C.B.DIMI 3, ->LB0", "B.DIM zero, 0, ->LB0");
+        if let Ok(()) = plan(&m, &bad, &mut plans) {
+            panic!("a zero ValidCol plans: {plans:?}");
+        }
+    }
+}

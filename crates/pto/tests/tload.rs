@@ -235,3 +235,50 @@ fn a_shared_load_fills_the_quarters_of_the_selected_pes() {
     let f = exec(&mut m, &mut mem, other).unwrap_err();
     assert_eq!(f.rule().name(), "shared_update");
 }
+
+#[test]
+fn a_cube_load_of_whole_cells_is_laid_out_in_cells_too() {
+    // LB0 a whole number of cells wide, so that Col = ValidCol: the payload
+    // is still the cell layout, never the rows as read.
+    for (layout, code, reg) in [("ND2M32", 32u8, "M"), ("ND2N8", 48, "N")] {
+        let mut mem = gm(1 << 16);
+        let mut m = Machine::new();
+        let probe = format!(
+            "BSTART.TLOAD FP16; B.DATR {layout}, DTYPE_NONE, pad=1; C.B.DIMI 1, ->LB0; C.B.DIMI 1, ->LB1; B.IOR a0, a1; B.IOT mask=1000, last, ->{reg}<4>; BSTOP"
+        );
+        assert_eq!(exec(&mut m, &mut mem, &probe), Ok(Step::Loaded), "{probe}");
+        let cell = m.local(0, code).unwrap().shape().cols;
+        let (cols, rows) = (cell, 3u32);
+        let vals: Vec<u8> = (0..rows * cols)
+            .flat_map(|i| (0x100 + i as u16).to_le_bytes())
+            .collect();
+        mem.load(0x1000, &vals).unwrap();
+        let mut m = Machine::new();
+        m.set_gpr(0, "a0", 0x1000).unwrap();
+        m.set_gpr(0, "a1", cols as u64 * 2).unwrap();
+        let text = format!(
+            "BSTART.TLOAD FP16; B.DATR {layout}, DTYPE_NONE, pad=1; B.DIM zero, {cols}, ->LB0; B.DIM zero, {rows}, ->LB1; B.IOR a0, a1; B.IOT mask=1000, last, ->{reg}<8>; BSTOP"
+        );
+        assert_eq!(exec(&mut m, &mut mem, &text), Ok(Step::Loaded), "{text}");
+        let t = m.local(0, code).expect("loaded");
+        assert_eq!(
+            (t.shape().cols, t.shape().valid_cols),
+            (cols, cols),
+            "{layout}"
+        );
+        for r in 0..rows {
+            for c in 0..cols {
+                assert_eq!(
+                    t.get(r, c),
+                    0x100 + (r * cols + c) as u64,
+                    "{layout} ({r}, {c})"
+                );
+            }
+        }
+        assert_eq!(
+            t.get(rows, 0),
+            0x7bff,
+            "{layout}: the tail row takes the pad value"
+        );
+    }
+}
