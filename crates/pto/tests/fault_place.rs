@@ -171,3 +171,42 @@ fn a_fault_in_a_view_names_the_parent_s_row() {
         assert!(f.message().contains(&named), "{named}: {}", f.message());
     }
 }
+
+#[test]
+fn a_store_past_the_allocation_cap_is_the_memory_s_fault_named_by_no_element() {
+    // Row 0 from 0xfe0 runs into the next page, on a memory that may
+    // allocate one page: the page at 0x1000, element (0, 16)'s address,
+    // passes the cap. The fault is the model's limit, not the element's: its
+    // message is the memory's, with no PE or element.
+    let t = Tile::local(Shape {
+        dtype: U16,
+        layout: TileLayout::RowMajor,
+        location: Location::Vector,
+        capacity: 128,
+        cols: 32,
+        valid_rows: 2,
+        valid_cols: 32,
+    })
+    .unwrap();
+    let mut m = Machine::new();
+    m.set_local(0, 0, Some(t));
+    m.set_gpr(0, "a0", 0xfe0).unwrap();
+    m.set_gpr(0, "a1", 0x2000).unwrap();
+    let block =
+        xstore_pto::assemble("BSTART.TSTORE U16; B.IOR a0, a1; B.IOT T#1, mask=1000, last; BSTOP")
+            .unwrap();
+    let map = MemoryMap::new(vec![Region::new(0, 0x1_0000, Access::ReadWrite).unwrap()]).unwrap();
+    let mut mem = Memory::new(map).with_cap(4096);
+    let mut tr = VecTrace::default();
+    let f = m.execute(&block, &mut mem, &mut tr).unwrap_err();
+    assert_eq!(f.fault_kind(), FaultKind::AllocationCap);
+    assert_eq!(f.address(), Some(0x1000));
+    let msg = f.to_string();
+    assert!(
+        msg.contains("would pass the model's allocation cap of 4096 bytes"),
+        "{msg}"
+    );
+    assert!(!msg.contains("PE0") && !msg.contains("element"), "{msg}");
+    assert!(tr.spans().is_empty());
+    assert_eq!(mem.allocated_bytes(), 0);
+}
