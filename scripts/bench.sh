@@ -6,11 +6,12 @@
 #   docs/bench-python.txt    python/bench.py's lines, when the `xstore` package is installed
 # Run it from anywhere on an idle host: the figures are ratios, but a loaded host reads low.
 # The host's load average is printed first and last (note it beside the figures).
+# The build goes to CARGO_TARGET_DIR when it is set (target/ otherwise).
 set -eu
 cd "$(dirname "$0")/.."
 echo "bench.sh: $(uptime)" >&2
 cargo build --release -q -p xstore-cli
-bin=target/release/xstore
+bin="${CARGO_TARGET_DIR:-target}/release/xstore"
 "$bin" bench all --json > docs/bench.json.new
 mv docs/bench.json.new docs/bench.json
 "$bin" bench scaling --json --svg docs/bench-scaling.svg > docs/bench-scaling.json.new

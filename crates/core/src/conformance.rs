@@ -15,6 +15,11 @@
 //!   keeps its sibling nibble) and traces them in commit order;
 //! * reads return the bytes written, the region's fill byte elsewhere, and
 //!   fault at the first unmapped byte;
+//! * an instruction's reads (`load_spans`, `load_spans_append`) are probed
+//!   in order (overflow, alignment, then the first byte that cannot be read)
+//!   before any is performed: a faulting one leaves the output as it was and
+//!   tells the trace of the fault alone, a clean one gives the bytes back to
+//!   back and tells the trace of each read;
 //! * an implementation may refuse a clean instruction with
 //!   [`FaultKind::AllocationCap`] (a resource bound), but then it too must
 //!   change nothing.
@@ -47,6 +52,11 @@ pub struct Stats {
     pub resource_faults: usize,
     /// Reads compared.
     pub reads: usize,
+    /// `load_spans` and `load_spans_append` calls compared (an instruction's
+    /// reads, probed then performed).
+    pub loads: usize,
+    /// Of those, the ones that faulted (and were checked to read nothing).
+    pub load_faults: usize,
 }
 
 /// The first difference between the implementation and the rule.
@@ -92,7 +102,7 @@ pub fn check<M: AddressSpace>(
         stats.cases += 1;
         let steps = 1 + rng.below(12) as usize;
         for step in 0..steps {
-            let op = random_op(&mut rng);
+            let op = random_op(&mut rng, &reference.map);
             run_op(&op, &mut mem, &mut reference, &mut stats).map_err(|what| Violation {
                 case,
                 step,
@@ -161,6 +171,8 @@ enum Op {
     StoreWith(u64, Vec<u8>, u64),
     StoreSpans(Vec<(u64, Vec<u8>, u64)>),
     Read(u64, usize),
+    /// `load_spans` (false) or `load_spans_append` (true) of the reads.
+    LoadSpans(Vec<(u64, usize, u64)>, bool),
 }
 
 fn random_addr(rng: &mut XorShift) -> u64 {
@@ -180,6 +192,36 @@ fn random_bytes(rng: &mut XorShift) -> Vec<u8> {
     (0..n).map(|_| rng.next_u64() as u8).collect()
 }
 
+/// One read of an instruction, `(addr, len, align)`: anywhere, or (one in
+/// two) inside a region of `map`, up to its last byte or one past it, so
+/// that clean reads and reads that end on an edge are common.
+fn random_read(rng: &mut XorShift, map: &MemoryMap) -> (u64, usize, u64) {
+    let regions = map.regions();
+    if regions.is_empty() || rng.chance(2) {
+        return (random_addr(rng), random_read_len(rng), random_align(rng));
+    }
+    let r = &regions[rng.below(regions.len() as u64) as usize];
+    let addr = r.base + rng.below(r.last - r.base + 1);
+    let to_end = (r.last - addr + 1) as usize;
+    let len = match rng.below(3) {
+        0 => to_end,
+        1 => to_end + 1,
+        _ => random_read_len(rng).min(to_end),
+    };
+    (addr, len, if rng.chance(2) { 1 } else { random_align(rng) })
+}
+
+/// A read's length: none, short, or past the 256-byte chunks a default
+/// `check_readable` reads in.
+fn random_read_len(rng: &mut XorShift) -> usize {
+    match rng.below(6) {
+        0 => 0,
+        1 | 2 => rng.below(64) as usize,
+        3 => 255 + rng.below(3) as usize,
+        _ => rng.below(0x700) as usize,
+    }
+}
+
 fn random_align(rng: &mut XorShift) -> u64 {
     1 << rng.below(4)
 }
@@ -197,7 +239,7 @@ fn random_write(rng: &mut XorShift) -> W {
     }
 }
 
-fn random_op(rng: &mut XorShift) -> Op {
+fn random_op(rng: &mut XorShift, map: &MemoryMap) -> Op {
     let writes = |rng: &mut XorShift| (0..1 + rng.below(4)).map(|_| random_write(rng)).collect();
     match rng.below(6) {
         0 => Op::Commit(writes(rng)),
@@ -208,6 +250,12 @@ fn random_op(rng: &mut XorShift) -> Op {
             (0..1 + rng.below(3))
                 .map(|_| (random_addr(rng), random_bytes(rng), random_align(rng)))
                 .collect(),
+        ),
+        _ if rng.chance(2) => Op::LoadSpans(
+            (0..1 + rng.below(3))
+                .map(|_| random_read(rng, map))
+                .collect(),
+            rng.chance(2),
         ),
         _ => Op::Read(random_addr(rng), rng.below(200) as usize),
     }
@@ -242,6 +290,18 @@ fn describe(op: &Op) -> String {
                 .join(", ")
         ),
         Op::Read(a, n) => format!("read {a:#x}+{n}"),
+        Op::LoadSpans(s, append) => format!(
+            "{} [{}]",
+            if *append {
+                "load_spans_append"
+            } else {
+                "load_spans"
+            },
+            s.iter()
+                .map(|(a, n, al)| format!("{a:#x}+{n} align {al}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -382,7 +442,7 @@ fn windows(op: &Op) -> Vec<(u64, usize)> {
         Op::Commit(ws) | Op::Probe(ws) => w(ws),
         Op::Store(a, d, _) | Op::StoreWith(a, d, _) => vec![(*a, d.len())],
         Op::StoreSpans(s) => s.iter().map(|(a, d, _)| (*a, d.len())).collect(),
-        Op::Read(..) => Vec::new(),
+        Op::Read(..) | Op::LoadSpans(..) => Vec::new(),
     }
 }
 
@@ -431,6 +491,7 @@ fn run_op<M: AddressSpace>(
     }
     match op {
         Op::Read(addr, n) => return check_read(mem, r, *addr, *n, stats),
+        Op::LoadSpans(spans, append) => return check_load_spans(mem, r, spans, *append, stats),
         Op::Probe(ws) => return check_probe(mem, r, ws),
         _ => {}
     }
@@ -458,6 +519,133 @@ fn check_read<M: AddressSpace>(
         Ok(())
     } else {
         Err(format!("read gave {got:?}, the rule {want:?}"))
+    }
+}
+
+/// What a trace was told of reads: each read's address and bytes, and the
+/// faults.
+#[derive(Default)]
+struct ReadLog {
+    reads: Vec<(u64, Vec<u8>)>,
+    faults: Vec<Fault>,
+}
+
+impl crate::TraceSink for ReadLog {
+    fn write(&mut self, addr: u64, _bytes: &[u8]) {
+        panic!("a read traced a write at {addr:#x}");
+    }
+    fn fault(&mut self, fault: &Fault) {
+        self.faults.push(*fault);
+    }
+    fn read(&mut self, addr: u64, bytes: &[u8]) {
+        self.reads.push((addr, bytes.to_vec()));
+    }
+}
+
+/// The reads of one instruction by the rule: each in order probed
+/// (overflow, alignment, then the first byte that cannot be read), and only
+/// when all passed, their bytes (each read's, empty ones left out).
+fn ref_load(r: &Reference, spans: &[(u64, usize, u64)]) -> Result<Vec<(u64, Vec<u8>)>, Fault> {
+    for &(addr, len, align) in spans {
+        if len == 0 {
+            continue;
+        }
+        if addr.checked_add(len as u64 - 1).is_none() {
+            return Err(Fault {
+                kind: FaultKind::AddressOverflow { len: len as u64 },
+                addr,
+            });
+        }
+        if addr % align != 0 {
+            return Err(Fault {
+                kind: FaultKind::Misaligned { align },
+                addr,
+            });
+        }
+        for i in 0..len as u64 {
+            r.read_byte(addr + i)?;
+        }
+    }
+    spans
+        .iter()
+        .filter(|s| s.1 > 0)
+        .map(|&(addr, len, _)| Ok((addr, r.read(addr, len)?)))
+        .collect()
+}
+
+/// `load_spans` or `load_spans_append`, compared with the rule: the same
+/// fault or the same bytes, the output untouched on a fault (a buffer of
+/// 0xa5 for `load_spans`, a prefix for the append), and the trace told of
+/// each read after all probed, or of the fault alone.
+fn check_load_spans<M: AddressSpace>(
+    mem: &M,
+    r: &Reference,
+    spans: &[(u64, usize, u64)],
+    append: bool,
+    stats: &mut Stats,
+) -> Result<(), String> {
+    let want = ref_load(r, spans);
+    stats.loads += 1;
+    stats.load_faults += want.is_err() as usize;
+    let total: usize = spans.iter().map(|s| s.1).sum();
+    let mut log = ReadLog::default();
+    let prefix = [0x5a, 0x3c, 0x96];
+    let (got, out) = if append {
+        let mut out = prefix.to_vec();
+        let got = mem.load_spans_append(spans, &mut out, &mut log);
+        (got, out)
+    } else {
+        let mut out = vec![0xa5; total];
+        let got = mem.load_spans(spans, &mut out, &mut log);
+        (got, out)
+    };
+    match (got, want) {
+        (Err(g), Err(w)) if g == w => {
+            let untouched = if append {
+                out == prefix
+            } else {
+                out.iter().all(|&b| b == 0xa5)
+            };
+            if !untouched {
+                return Err(format!("faulted with {g:?} but changed the output"));
+            }
+            if !log.reads.is_empty() || log.faults != [g] {
+                return Err(format!(
+                    "faulted with {g:?}; the trace was told of {} reads and faults {:?}",
+                    log.reads.len(),
+                    log.faults
+                ));
+            }
+            Ok(())
+        }
+        (Ok(()), Ok(reads)) => {
+            let bytes: Vec<u8> = reads.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+            let body = if append {
+                &out[prefix.len()..]
+            } else {
+                &out[..]
+            };
+            if append && out[..prefix.len()] != prefix {
+                return Err("the append changed what the buffer held".into());
+            }
+            if body != &bytes[..] {
+                return Err("read bytes that differ from the rule's".into());
+            }
+            if log.reads != reads || !log.faults.is_empty() {
+                return Err(format!(
+                    "the trace was told of reads at {:?} and faults {:?}, the rule's reads are at {:?}",
+                    log.reads.iter().map(|(a, b)| (*a, b.len())).collect::<Vec<_>>(),
+                    log.faults,
+                    reads.iter().map(|(a, b)| (*a, b.len())).collect::<Vec<_>>()
+                ));
+            }
+            Ok(())
+        }
+        (g, w) => Err(format!(
+            "gave {:?}, the rule {:?}",
+            g.err(),
+            w.map(|_| ()).err()
+        )),
     }
 }
 
@@ -525,7 +713,9 @@ fn write_op<M: AddressSpace>(
                 .collect();
             (got, want, plan)
         }
-        Op::Read(..) | Op::Probe(_) => unreachable!("not a writing operation"),
+        Op::Read(..) | Op::LoadSpans(..) | Op::Probe(_) => {
+            unreachable!("not a writing operation")
+        }
     })
 }
 
