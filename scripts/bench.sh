@@ -4,12 +4,14 @@
 #   docs/bench-scaling.json  `xstore bench scaling --json`
 #   docs/bench-scaling.svg   the same run's curves, drawn by crates/viz
 #   docs/bench-python.txt    python/bench.py's lines, when the `xstore` package is installed
+#   docs/bench.md            its "Last run" tables, from the files above (scripts/bench_table.py)
 # Run it from anywhere on an idle host: the figures are ratios, but a loaded host reads low.
 # The host's load average is printed first and last (note it beside the figures).
 # The build goes to CARGO_TARGET_DIR when it is set (target/ otherwise).
 set -eu
 cd "$(dirname "$0")/.."
-echo "bench.sh: $(uptime)" >&2
+before="$(uptime)"
+echo "bench.sh: $before" >&2
 cargo build --release -q -p xstore-cli
 bin="${CARGO_TARGET_DIR:-target}/release/xstore"
 "$bin" bench all --json > docs/bench.json.new
@@ -21,4 +23,6 @@ if python3 -c 'import xstore' 2>/dev/null; then
 else
   echo "bench.sh: the xstore Python package is not installed; python/bench.py skipped" >&2
 fi
-echo "bench.sh: $(uptime)" >&2
+after="$(uptime)"
+echo "bench.sh: $after" >&2
+python3 scripts/bench_table.py "$before" "$after"
