@@ -353,18 +353,7 @@ impl Reference {
             if len == 0 {
                 continue;
             }
-            if addr.checked_add(len as u64 - 1).is_none() {
-                return Err(Fault {
-                    kind: FaultKind::AddressOverflow { len: len as u64 },
-                    addr,
-                });
-            }
-            if addr % align != 0 {
-                return Err(Fault {
-                    kind: FaultKind::Misaligned { align },
-                    addr,
-                });
-            }
+            extent_rule(addr, len, align)?;
             for i in 0..len {
                 if mask.as_ref().is_some_and(|m| m[i] == 0) {
                     continue;
@@ -522,6 +511,24 @@ fn check_read<M: AddressSpace>(
     }
 }
 
+/// The rule's first two checks of a non-empty access of `len` bytes at
+/// `addr`: it may not pass 2^64 - 1, and `addr` is a multiple of `align`.
+fn extent_rule(addr: u64, len: usize, align: u64) -> Result<(), Fault> {
+    if addr.checked_add(len as u64 - 1).is_none() {
+        return Err(Fault {
+            kind: FaultKind::AddressOverflow { len: len as u64 },
+            addr,
+        });
+    }
+    if addr % align != 0 {
+        return Err(Fault {
+            kind: FaultKind::Misaligned { align },
+            addr,
+        });
+    }
+    Ok(())
+}
+
 /// What a trace was told of reads: each read's address and bytes, and the
 /// faults.
 #[derive(Default)]
@@ -550,18 +557,7 @@ fn ref_load(r: &Reference, spans: &[(u64, usize, u64)]) -> Result<Vec<(u64, Vec<
         if len == 0 {
             continue;
         }
-        if addr.checked_add(len as u64 - 1).is_none() {
-            return Err(Fault {
-                kind: FaultKind::AddressOverflow { len: len as u64 },
-                addr,
-            });
-        }
-        if addr % align != 0 {
-            return Err(Fault {
-                kind: FaultKind::Misaligned { align },
-                addr,
-            });
-        }
+        extent_rule(addr, len, align)?;
         for i in 0..len as u64 {
             r.read_byte(addr + i)?;
         }
