@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use xstore_core::{Access, Memory, MemoryMap, NoTrace, Region};
-use xstore_pto::{assemble, tables, Machine, Step};
+use xstore_pto::{assemble, tables, Machine, Step, TileLayout};
 
 fn gm(size: u64) -> Memory {
     Memory::new(MemoryMap::new(vec![Region::new(0, size, Access::ReadWrite).unwrap()]).unwrap())
@@ -240,14 +240,12 @@ fn a_shared_load_fills_the_quarters_of_the_selected_pes() {
 fn a_cube_load_of_whole_cells_is_laid_out_in_cells_too() {
     // LB0 a whole number of cells wide, so that Col = ValidCol: the payload
     // is still the cell layout, never the rows as read.
-    for (layout, code, reg) in [("ND2M32", 32u8, "M"), ("ND2N8", 48, "N")] {
+    for (layout, cube, code, reg) in [
+        ("ND2M32", TileLayout::CubeM32, 32u8, "M"),
+        ("ND2N8", TileLayout::CubeN8, 48, "N"),
+    ] {
         let mut mem = gm(1 << 16);
-        let mut m = Machine::new();
-        let probe = format!(
-            "BSTART.TLOAD FP16; B.DATR {layout}, DTYPE_NONE, pad=1; C.B.DIMI 1, ->LB0; C.B.DIMI 1, ->LB1; B.IOR a0, a1; B.IOT mask=1000, last, ->{reg}<4>; BSTOP"
-        );
-        assert_eq!(exec(&mut m, &mut mem, &probe), Ok(Step::Loaded), "{probe}");
-        let cell = m.local(0, code).unwrap().shape().cols;
+        let cell = tables::cube_cell(cube, 16).expect("an FP16 cell").cols;
         let (cols, rows) = (cell, 3u32);
         let vals: Vec<u8> = (0..rows * cols)
             .flat_map(|i| (0x100 + i as u16).to_le_bytes())
