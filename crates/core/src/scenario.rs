@@ -211,7 +211,17 @@ impl Scenario {
         isas: &[&str],
         isa_keys: &dyn Fn(&str) -> Option<&'static [&'static str]>,
     ) -> Result<Scenario, Diagnostic> {
-        let doc = parse_document(text)?;
+        let mut doc = parse_document(text)?;
+        // The program's text, most of a long scenario, moves out of the
+        // document instead of being copied (a value that is not a string
+        // stays, for `parse_program` to refuse).
+        let program_text = doc
+            .entries
+            .iter_mut()
+            .find_map(|(k, it)| match &mut it.value {
+                Value::Str(s) if k.name == "program" => Some(std::mem::take(s)),
+                _ => None,
+            });
         let mut top = Fields::new(&doc, "the scenario", (1, 1));
         let isa_item = match top.take("isa") {
             Some(it) => it,
@@ -254,7 +264,7 @@ impl Scenario {
             None => Vec::new(),
         };
 
-        let program = parse_program(&mut top, text)?;
+        let program = parse_program(&mut top, text, program_text)?;
 
         let expect = match top.take("expect") {
             Some(it) => Some(parse_expect(it, text, &expect_names)?),
@@ -300,14 +310,23 @@ fn split_keys(names: &'static [&'static str]) -> (Vec<&'static str>, Vec<&'stati
 }
 
 /// `program` or `program_hex`: exactly one of them.
-fn parse_program(top: &mut Fields<'_>, text: &str) -> Result<Program, Diagnostic> {
+/// The scenario's `program` (its text moved out of the document:
+/// `program_text`) or `program_hex`.
+fn parse_program(
+    top: &mut Fields<'_>,
+    text: &str,
+    program_text: Option<String>,
+) -> Result<Program, Diagnostic> {
     match (top.take_keyed("program"), top.take_keyed("program_hex")) {
         (Some(_), Some((k, _))) => Err(Diagnostic::scenario(
             "a scenario has either `program` or `program_hex`, not both",
         )
         .at(k.line, k.col)),
         (Some((_, it)), None) => Ok(Program::Text {
-            text: it.as_str("program")?.to_string(),
+            text: match program_text {
+                Some(t) => t,
+                None => it.as_str("program")?.to_string(),
+            },
             origin: string_origin(text, it),
         }),
         (None, Some((_, it))) => Ok(Program::Hex {

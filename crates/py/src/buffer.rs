@@ -3,7 +3,7 @@
 //!
 //! PyO3's buffer wrapper needs the limited API of Python 3.11; this module
 //! declares the two buffer functions itself, which every CPython since 3.0
-//! exports with this `Py_buffer` layout, so the one abi3 wheel serves 3.9+.
+//! exports with this `Py_buffer` layout, so the one abi3 wheel serves 3.10+.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;

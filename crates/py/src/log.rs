@@ -16,6 +16,11 @@ pub const KEEP_DEFAULT: usize = 1 << 20;
 /// What a kept write costs besides its bytes: its address and length.
 const HEAD: usize = 16;
 
+/// The least the buffer grows to at its first write, in bytes: the rows of
+/// a small PTO block or a Q7 vector store with its record fit without
+/// growing it again.
+const FIRST_CAPACITY: usize = 192;
+
 /// Writes in commit order, in one buffer: each kept write is its address
 /// and length (8 bytes each, little-endian), then its bytes. A write is kept
 /// while the buffer stays within the bound; from the first one that does
@@ -61,6 +66,7 @@ impl WriteLog {
             // Grow as a Vec does, but never past the bound.
             let want = (self.buf.capacity() * 2)
                 .max(self.buf.len() + need)
+                .max(FIRST_CAPACITY)
                 .min(self.bound);
             self.buf.reserve_exact(want - self.buf.len());
         }

@@ -335,3 +335,19 @@ fn hex_errors_in_multi_line_strings_point_at_their_line() {
         "{e}"
     );
 }
+
+#[test]
+fn the_program_text_is_the_documents_and_a_program_not_a_string_is_refused() {
+    // The text moves out of the document: it is the program as written.
+    let sc = parse("isa = \"q7\"\nprogram = '''\nnop\nnop\n'''\n").unwrap();
+    match &sc.program {
+        Program::Text { text, origin } => {
+            assert_eq!(text, "nop\nnop\n");
+            assert_eq!(*origin, (3, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = err("isa = \"neuron\"\nprogram = 3\n");
+    assert!(e.starts_with("s.toml:2:11: error:"), "{e}");
+    assert!(e.contains("a string"), "{e}");
+}
