@@ -358,3 +358,20 @@ fn random_programs_run_or_fail_cleanly() {
         );
     }
 }
+
+/// `asm_each` reports an error on a late line before it hands out a single
+/// line: the lines before it assemble, and none of them is emitted.
+#[test]
+fn asm_each_emits_nothing_before_an_error_on_a_later_line() {
+    for isa in isas() {
+        let good = isa.info().sample;
+        assert!(isa.asm(good).is_ok(), "{}", isa.name());
+        let text = format!("{good}\n{good}\nnot_a_mnemonic x\n");
+        let mut emitted = 0;
+        let e = isa
+            .asm_each(&text, &mut |_| emitted += 1)
+            .expect_err("the last line is bad");
+        assert_eq!(emitted, 0, "{}: {e}", isa.name());
+        assert_eq!(isa.asm(&text).unwrap_err(), e, "{}", isa.name());
+    }
+}

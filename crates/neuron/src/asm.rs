@@ -28,9 +28,12 @@ pub(crate) struct Line {
 }
 
 /// Assemble a whole text: one instruction per non-blank line. `#` and `;`
-/// start a comment that runs to the end of the line.
-pub(crate) fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
-    let mut out = Vec::new();
+/// start a comment that runs to the end of the line. Each line is handed to
+/// `each` as it is assembled (in order, up to the first error) instead of
+/// gathered, so that a long text's program is built without a second copy;
+/// a caller that prints must gather first (`Isa::asm_each` reports every
+/// error before its first line).
+pub(crate) fn parse_each(text: &str, mut each: impl FnMut(Line)) -> Result<(), Diagnostic> {
     for (i, raw) in text.lines().enumerate() {
         let lineno = i as u32 + 1;
         let code_end = raw
@@ -47,9 +50,9 @@ pub(crate) fn parse_program(text: &str) -> Result<Vec<Line>, Diagnostic> {
             line: lineno,
         };
         let inst = c.statement()?;
-        out.push(Line { inst, line: lineno });
+        each(Line { inst, line: lineno });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The operand names, in the order of the grammar (for messages).

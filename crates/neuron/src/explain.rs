@@ -21,11 +21,14 @@ pub(crate) fn explain(arg: &str) -> Result<Vec<Explanation>, Diagnostic> {
     }
     let insts: Vec<Instruction> = match hex::decode(arg) {
         Ok(bytes) => crate::codec::decode(&bytes).map_err(crate::decode_diagnostic)?,
-        Err(hex_err) => match asm::parse_program(arg) {
-            Ok(lines) if !lines.is_empty() => lines.into_iter().map(|l| l.inst).collect(),
-            Ok(_) => return Err(hex_err.hint(EXPLAIN_HINT)),
-            Err(asm_err) => return Err(neither(arg.trim(), hex_err, asm_err)),
-        },
+        Err(hex_err) => {
+            let mut insts = Vec::new();
+            match asm::parse_each(arg, |l| insts.push(l.inst)) {
+                Ok(()) if !insts.is_empty() => insts,
+                Ok(()) => return Err(hex_err.hint(EXPLAIN_HINT)),
+                Err(asm_err) => return Err(neither(arg.trim(), hex_err, asm_err)),
+            }
+        }
     };
     Ok(insts.iter().map(explain_one).collect())
 }

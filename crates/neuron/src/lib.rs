@@ -155,10 +155,9 @@ static INFO: IsaInfo = IsaInfo {
 /// Assemble a text, one instruction per line (docs/neuron.md, "Assembly
 /// syntax"). `#` and `;` start comments; blank lines are skipped.
 pub fn assemble(text: &str) -> Result<Vec<Instruction>, Diagnostic> {
-    Ok(asm::parse_program(text)?
-        .into_iter()
-        .map(|l| l.inst)
-        .collect())
+    let mut out = Vec::new();
+    asm::parse_each(text, |l| out.push(l.inst))?;
+    Ok(out)
 }
 
 /// A decode error as the command line reports it: a truncated stream says how
@@ -199,8 +198,9 @@ impl Isa for Model {
         FaultKind::names()
     }
     fn asm_each(&self, text: &str, emit: &mut dyn FnMut(&[u8])) -> Result<(), Diagnostic> {
-        for l in asm::parse_program(text)? {
-            emit(&l.inst.encode());
+        // Every line is assembled before the first is handed out.
+        for i in assemble(text)? {
+            emit(&i.encode());
         }
         Ok(())
     }

@@ -52,14 +52,15 @@ fn load_program(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
 fn load_program_inner(sc: &Scenario) -> Result<Vec<ProgInst>, Diagnostic> {
     match &sc.program {
         Program::Text { text, origin } => {
-            let lines = asm::parse_program(text).map_err(|d| d.shifted(*origin))?;
-            Ok(lines
-                .into_iter()
-                .map(|l| ProgInst {
+            let mut prog = Vec::new();
+            asm::parse_each(text, |l| {
+                prog.push(ProgInst {
                     inst: l.inst,
                     line: Some(l.line + origin.0 - 1),
                 })
-                .collect())
+            })
+            .map_err(|d| d.shifted(*origin))?;
+            Ok(prog)
         }
         Program::Hex { bytes, origin } => {
             let insts = crate::codec::decode(bytes)
