@@ -120,38 +120,66 @@ pub(crate) struct Prepared {
 /// ADDR8 form), before any instruction runs. Every error names the scenario
 /// file and a line:col in it.
 pub(crate) fn prepare(sc: &Scenario) -> Result<Prepared, Diagnostic> {
-    let regs = parse_regs(sc)?;
-    let prog = load_program(sc)?;
-    let symbols = parse_symbols(sc)?;
-    let mut insts = Vec::with_capacity(prog.len());
-    for (i, p) in prog.iter().enumerate() {
-        let m = match &p.inst {
-            Instruction::Mem2d(m) => m,
-            Instruction::NotModelled(n) => {
-                let def = n.def();
-                let d = Diagnostic::unsupported(format!(
-                    "opcode {:#04x} {} is not modelled",
-                    def.code, def.name
-                ));
-                return Err(locate(d, p, sc, i));
-            }
-        };
-        let m = exec::lower_one(m, &symbols).map_err(|d| locate(d, p, sc, i))?;
-        if let AddrForm::Other { marker, .. } = m.addr_form() {
-            let d = Diagnostic::unsupported(exec::unsupported_addr8_message(marker))
-                .hint("write the address in the immediate form [ADDRESS]");
+    let (regs, prog, symbols) = read(sc)?;
+    let insts = prog
+        .iter()
+        .enumerate()
+        .map(|(i, p)| lower_checked(sc, p, i, &symbols))
+        .collect::<Result<_, _>>()?;
+    Ok(Prepared { regs, prog, insts })
+}
+
+/// The scenario's registers, its program as written and its symbols.
+type Read = ([u32; tables::NUM_REGS], Vec<ProgInst>, BTreeMap<u32, u64>);
+
+fn read(sc: &Scenario) -> Result<Read, Diagnostic> {
+    Ok((parse_regs(sc)?, load_program(sc)?, parse_symbols(sc)?))
+}
+
+/// [`prepare`]'s registers and lowered program, the program lowered in the
+/// place of the program as written (which `run` and `load` do not keep): at
+/// 10^6 instructions each vector is some 70 MB of fresh pages.
+fn lowered(sc: &Scenario) -> Result<([u32; tables::NUM_REGS], Vec<Instruction>), Diagnostic> {
+    let (regs, prog, symbols) = read(sc)?;
+    let prog = prog
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| lower_checked(sc, &p, i, &symbols).map(Instruction::Mem2d))
+        .collect::<Result<_, _>>()?;
+    Ok((regs, prog))
+}
+
+/// Program instruction `i` lowered with `symbols`, or why it cannot execute.
+fn lower_checked(
+    sc: &Scenario,
+    p: &ProgInst,
+    i: usize,
+    symbols: &BTreeMap<u32, u64>,
+) -> Result<Mem2d, Diagnostic> {
+    let m = match &p.inst {
+        Instruction::Mem2d(m) => m,
+        Instruction::NotModelled(n) => {
+            let def = n.def();
+            let d = Diagnostic::unsupported(format!(
+                "opcode {:#04x} {} is not modelled",
+                def.code, def.name
+            ));
             return Err(locate(d, p, sc, i));
         }
-        insts.push(m);
+    };
+    let m = exec::lower_one(m, symbols).map_err(|d| locate(d, p, sc, i))?;
+    if let AddrForm::Other { marker, .. } = m.addr_form() {
+        let d = Diagnostic::unsupported(exec::unsupported_addr8_message(marker))
+            .hint("write the address in the immediate form [ADDRESS]");
+        return Err(locate(d, p, sc, i));
     }
-    Ok(Prepared { regs, prog, insts })
+    Ok(m)
 }
 
 /// A scenario's machine and lowered program (`Isa::load`): what `execute`
 /// runs, for the caller to run.
 pub(crate) fn load(sc: &Scenario) -> Result<(Machine, Vec<Instruction>), Diagnostic> {
-    let Prepared { regs, insts, .. } = prepare(sc)?;
-    let prog = insts.into_iter().map(Instruction::Mem2d).collect();
+    let (regs, prog) = lowered(sc)?;
     Ok((Machine::from_regs(regs), prog))
 }
 
@@ -165,20 +193,14 @@ fn has_events(m: &Mem2d) -> bool {
 pub(crate) struct Ready<'s> {
     sc: &'s Scenario,
     regs: [u32; tables::NUM_REGS],
-    insts: Vec<Mem2d>,
+    /// The lowered program: every one an [`Instruction::Mem2d`].
     prog: Vec<Instruction>,
 }
 
 /// Read a scenario's registers and program for [`Ready::execute`].
 pub(crate) fn ready(sc: &Scenario) -> Result<Ready<'_>, Diagnostic> {
-    let Prepared { regs, insts, .. } = prepare(sc)?;
-    let prog = insts.iter().copied().map(Instruction::Mem2d).collect();
-    Ok(Ready {
-        sc,
-        regs,
-        insts,
-        prog,
-    })
+    let (regs, prog) = lowered(sc)?;
+    Ok(Ready { sc, regs, prog })
 }
 
 impl xstore_core::isa::Prepared for Ready<'_> {
@@ -186,17 +208,17 @@ impl xstore_core::isa::Prepared for Ready<'_> {
     /// on the machine holding the scenario's registers, through the stepping
     /// layer. A fault's message names its instruction's index.
     fn execute(&self, mem: &mut Memory, sink: &mut dyn WriteSink) -> Result<Exec, Diagnostic> {
-        let (sc, regs, insts) = (self.sc, self.regs, &self.insts);
+        let (sc, regs) = (self.sc, self.regs);
         let mut m = Machine::from_regs(regs);
         let ran = step::run_into(&mut m, &self.prog[..], mem, sink);
         let attempted = ran.executed + usize::from(ran.stop.is_some());
         let label = |i: usize| Some(format!("instruction {i}"));
         let mut exec = step::exec_report(&m, &regs, ran, &label)
             .map_err(|(_, why)| Diagnostic::unsupported(why).in_file(&sc.file))?;
-        let events = insts[..attempted]
+        let events = self.prog[..attempted]
             .iter()
             .enumerate()
-            .filter(|(_, inst)| has_events(inst))
+            .filter(|(_, inst)| matches!(inst, Instruction::Mem2d(m) if has_events(m)))
             .map(|(i, _)| {
                 format!(
                     "instruction {i}: wait/update events are carried but not executed (no semaphore model)"
