@@ -425,3 +425,33 @@ fn the_stepping_layer_sees_each_instruction_its_registers_and_a_codeless_fault()
     assert_eq!(UnitFault::code(f), None);
     assert_eq!(UnitFault::report(f, 0, None).code, None);
 }
+
+/// `run` warns of the wait/update events of each instruction it attempted,
+/// by index, and of no other: not of an instruction without events, nor of
+/// one after a fault.
+#[test]
+fn run_warns_of_the_events_of_the_instructions_it_attempted() {
+    use xstore_core::isa::{load_scenario, run_scenario};
+    let text = "isa = \"neuron\"\n\
+        program = \"\"\"\n\
+        tensor_store.u8 [0x1000], num_elem=(1,1), imm=(1)\n\
+        tensor_store.u8 [0x1001], num_elem=(1,1), imm=(2), wait=(0x05,3), sem=0x7\n\
+        tensor_store.u8 [0x2000], num_elem=(1,1), imm=(3), wait=(0x05,3), sem=0x7\n\
+        tensor_store.u8 [0x1002], num_elem=(1,1), imm=(4), wait=(0x05,3), sem=0x7\n\
+        \"\"\"\n\
+        [[memory]]\nbase = 0x1000\nsize = 0x100\naccess = \"rw\"\n";
+    let isa = xstore_neuron::isa();
+    let (sc, _) = load_scenario(&[isa], text, "events.toml").unwrap();
+    let run = run_scenario(isa, &sc, xstore_core::mem::DEFAULT_CAP).unwrap();
+    let fault = run.exec.fault.as_ref().expect("instruction 2 is unmapped");
+    assert_eq!(fault.instruction, Some(2));
+    let events: Vec<&String> = run
+        .exec
+        .warnings
+        .iter()
+        .filter(|w| w.contains("wait/update events"))
+        .collect();
+    assert_eq!(events.len(), 2, "{:?}", run.exec.warnings);
+    assert!(events[0].starts_with("instruction 1: "), "{}", events[0]);
+    assert!(events[1].starts_with("instruction 2: "), "{}", events[1]);
+}
