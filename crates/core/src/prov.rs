@@ -82,27 +82,33 @@ impl Provenance {
     }
 }
 
+impl Provenance {
+    /// The tag as text: `seed/observed/high`, `vendor`, … (what `Display`
+    /// prints and JSON holds), without formatting.
+    pub fn as_str(&self) -> &'static str {
+        use Confidence::{High, Low, Med};
+        use SeedKind::{Carried, Inferred, Observed};
+        match self {
+            Provenance::Seed(Observed, High) => "seed/observed/high",
+            Provenance::Seed(Observed, Med) => "seed/observed/med",
+            Provenance::Seed(Observed, Low) => "seed/observed/low",
+            Provenance::Seed(Inferred, High) => "seed/inferred/high",
+            Provenance::Seed(Inferred, Med) => "seed/inferred/med",
+            Provenance::Seed(Inferred, Low) => "seed/inferred/low",
+            Provenance::Seed(Carried, High) => "seed/carried/high",
+            Provenance::Seed(Carried, Med) => "seed/carried/med",
+            Provenance::Seed(Carried, Low) => "seed/carried/low",
+            Provenance::Vendor => "vendor",
+            Provenance::PublicUsage => "public-usage",
+            Provenance::Secondary => "secondary",
+            Provenance::Assumed => "assumed",
+        }
+    }
+}
+
 impl fmt::Display for Provenance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Provenance::Seed(k, c) => {
-                let k = match k {
-                    SeedKind::Observed => "observed",
-                    SeedKind::Inferred => "inferred",
-                    SeedKind::Carried => "carried",
-                };
-                let c = match c {
-                    Confidence::High => "high",
-                    Confidence::Med => "med",
-                    Confidence::Low => "low",
-                };
-                write!(f, "seed/{k}/{c}")
-            }
-            Provenance::Vendor => f.write_str("vendor"),
-            Provenance::PublicUsage => f.write_str("public-usage"),
-            Provenance::Secondary => f.write_str("secondary"),
-            Provenance::Assumed => f.write_str("assumed"),
-        }
+        f.write_str(self.as_str())
     }
 }
 
@@ -113,38 +119,18 @@ pub struct UnknownTag(pub String);
 
 impl FromStr for Provenance {
     type Err = UnknownTag;
+    /// The tag whose text ([`Provenance::as_str`]) is `s`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "vendor" => return Ok(Provenance::Vendor),
-            "public-usage" => return Ok(Provenance::PublicUsage),
-            "secondary" => return Ok(Provenance::Secondary),
-            "assumed" => return Ok(Provenance::Assumed),
-            _ => {}
-        }
-        let mut it = s.split('/');
-        let (Some("seed"), Some(k), Some(c), None) = (it.next(), it.next(), it.next(), it.next())
-        else {
-            return Err(UnknownTag(s.to_string()));
-        };
-        let k = match k {
-            "observed" => SeedKind::Observed,
-            "inferred" => SeedKind::Inferred,
-            "carried" => SeedKind::Carried,
-            _ => return Err(UnknownTag(s.to_string())),
-        };
-        let c = match c {
-            "high" => Confidence::High,
-            "med" => Confidence::Med,
-            "low" => Confidence::Low,
-            _ => return Err(UnknownTag(s.to_string())),
-        };
-        Ok(Provenance::Seed(k, c))
+        Provenance::all()
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| UnknownTag(s.to_string()))
     }
 }
 
 impl serde::Serialize for Provenance {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.as_str())
     }
 }
 
