@@ -212,16 +212,7 @@ impl Scenario {
         isa_keys: &dyn Fn(&str) -> Option<&'static [&'static str]>,
     ) -> Result<Scenario, Diagnostic> {
         let mut doc = parse_document(text)?;
-        // The program's text, most of a long scenario, moves out of the
-        // document instead of being copied (a value that is not a string
-        // stays, for `parse_program` to refuse).
-        let program_text = doc
-            .entries
-            .iter_mut()
-            .find_map(|(k, it)| match &mut it.value {
-                Value::Str(s) if k.name == "program" => Some(std::mem::take(s)),
-                _ => None,
-            });
+        let program_text = take_program_text(&mut doc);
         let mut top = Fields::new(&doc, "the scenario", (1, 1));
         let isa_item = match top.take("isa") {
             Some(it) => it,
@@ -310,6 +301,18 @@ fn split_keys(names: &'static [&'static str]) -> (Vec<&'static str>, Vec<&'stati
 }
 
 /// `program` or `program_hex`: exactly one of them.
+/// The text of the document's `program`, moved out of it instead of copied
+/// (it is most of a long scenario); a value that is not a string stays, for
+/// [`parse_program`] to refuse.
+fn take_program_text(doc: &mut Table) -> Option<String> {
+    doc.entries
+        .iter_mut()
+        .find_map(|(k, it)| match &mut it.value {
+            Value::Str(s) if k.name == "program" => Some(std::mem::take(s)),
+            _ => None,
+        })
+}
+
 /// The scenario's `program` (its text moved out of the document:
 /// `program_text`) or `program_hex`.
 fn parse_program(
