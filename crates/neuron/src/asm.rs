@@ -798,6 +798,14 @@ fn parse_f32_imm(t: &str) -> Result<u64, BadImm> {
     Ok(f.to_bits() as u64)
 }
 
+/// One immediate of dtype `d` as the canonical text prints it inside
+/// `imm=(…)`: what `explain` gives as each immediate's value.
+pub(crate) fn imm_text(d: &DtypeDef, bits: u64) -> String {
+    let mut s = String::new();
+    print_imm(d, bits, &TextStyle::DEFAULT, &mut s);
+    s
+}
+
 fn print_imm(d: &DtypeDef, bits: u64, st: &TextStyle, out: &mut String) {
     let w = d.width.expect("set dtype") as u32;
     if d.float {

@@ -395,11 +395,13 @@ fn immediate_rows(m: &Mem2d, w: usize, f: &mut Vec<ExplainField>) -> usize {
     let n = m.count().min(tables::imm_cap(w as u8));
     for k in 0..n {
         let bytes = &m.data[k * w..k * w + w];
-        let line = single_imm(m, k, w).to_string();
-        let val = line
-            .find("imm=(")
-            .map(|p| line[p + 5..].split(')').next().unwrap_or(""))
-            .unwrap_or("");
+        // The value as the instruction's text prints it (a dtype outside
+        // the set has no `imm=(…)` syntax, and no value).
+        let val = if d.in_set {
+            asm::imm_text(d, hex::le(bytes))
+        } else {
+            String::new()
+        };
         f.push(ExplainField {
             name: format!("{}.{}[{k}]", F_DATA.name, d.suffix),
             bits: format!(
@@ -423,15 +425,6 @@ fn immediate_rows(m: &Mem2d, w: usize, f: &mut Vec<ExplainField>) -> usize {
         });
     }
     n * w
-}
-
-/// A one-element copy of `m` holding element `k`'s immediate, to print it.
-fn single_imm(m: &Mem2d, k: usize, w: usize) -> Mem2d {
-    let mut one = *m;
-    one.num_elem = [1, 1];
-    one.data = [0; DATA_BYTES];
-    one.data[..w].copy_from_slice(&m.data[k * w..k * w + w]);
-    one
 }
 
 impl Instruction {

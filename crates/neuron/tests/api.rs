@@ -455,3 +455,55 @@ fn run_warns_of_the_events_of_the_instructions_it_attempted() {
     assert!(events[0].starts_with("instruction 1: "), "{}", events[0]);
     assert!(events[1].starts_with("instruction 2: "), "{}", events[1]);
 }
+
+/// Each immediate's row in `explain` gives the value as the instruction's
+/// own text prints it inside `imm=(…)` (the `assembly:` note), for every
+/// dtype of the set and bit patterns at the edges: zero, all ones, the sign
+/// bit alone, a float NaN, infinity and a denormal.
+#[test]
+fn explained_immediates_are_the_values_the_text_prints() {
+    use xstore_neuron::tables::DTYPES;
+    let patterns: [u64; 7] = [
+        0,
+        u64::MAX,
+        1 << 63,
+        0x7fc0_0001,
+        0x7f80_0000,
+        0x0000_0001,
+        0x8000_0000_0000_0005,
+    ];
+    let mut seen = 0;
+    for d in DTYPES.iter().filter(|d| d.in_set) {
+        let w = d.width.expect("a set dtype has a width") as usize;
+        let text = format!(
+            "tensor_store.{} [0x1000], num_elem=(1,1), imm=(0)",
+            d.suffix
+        );
+        let Instruction::Mem2d(base) = one(&text) else {
+            panic!("{text}")
+        };
+        let n = (base.data.len() / w).min(patterns.len());
+        let mut m = base;
+        m.num_elem = [n as u8, 1];
+        for (k, p) in patterns[..n].iter().enumerate() {
+            m.data[k * w..k * w + w].copy_from_slice(&p.to_le_bytes()[..w]);
+        }
+        let shown = m.to_string();
+        let list = shown
+            .split_once("imm=(")
+            .and_then(|(_, r)| r.split_once(')'))
+            .map(|(l, _)| l.split(',').map(str::to_string).collect::<Vec<_>>())
+            .unwrap_or_else(|| panic!("{shown}"));
+        let ex = Instruction::Mem2d(m).explain();
+        let rows: Vec<String> = ex
+            .fields
+            .iter()
+            .filter(|f| f.name.starts_with(&format!("data.{}[", d.suffix)))
+            .map(|f| f.meaning.rsplit(": ").next().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(rows.len(), n, "{shown}");
+        assert_eq!(rows, list, "{shown}");
+        seen += 1;
+    }
+    assert_eq!(seen, 8, "the eight dtypes of the set");
+}
