@@ -300,7 +300,6 @@ fn split_keys(names: &'static [&'static str]) -> (Vec<&'static str>, Vec<&'stati
     (expect.collect(), top.collect())
 }
 
-/// `program` or `program_hex`: exactly one of them.
 /// The text of the document's `program`, moved out of it instead of copied
 /// (it is most of a long scenario); a value that is not a string stays, for
 /// [`parse_program`] to refuse.
@@ -313,8 +312,8 @@ fn take_program_text(doc: &mut Table) -> Option<String> {
         })
 }
 
-/// The scenario's `program` (its text moved out of the document:
-/// `program_text`) or `program_hex`.
+/// `program` (its text moved out of the document: `program_text`) or
+/// `program_hex`: exactly one of them.
 fn parse_program(
     top: &mut Fields<'_>,
     text: &str,

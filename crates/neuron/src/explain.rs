@@ -395,13 +395,9 @@ fn immediate_rows(m: &Mem2d, w: usize, f: &mut Vec<ExplainField>) -> usize {
     let n = m.count().min(tables::imm_cap(w as u8));
     for k in 0..n {
         let bytes = &m.data[k * w..k * w + w];
-        // The value as the instruction's text prints it (a dtype outside
-        // the set has no `imm=(…)` syntax, and no value).
-        let val = if d.in_set {
-            asm::imm_text(d, hex::le(bytes))
-        } else {
-            String::new()
-        };
+        // The value as the instruction's text prints it (`data_rows` calls
+        // this for the set's dtypes only, which have the `imm=(…)` syntax).
+        let val = asm::imm_text(d, hex::le(bytes));
         f.push(ExplainField {
             name: format!("{}.{}[{k}]", F_DATA.name, d.suffix),
             bits: format!(
