@@ -83,7 +83,7 @@ pub mod scenario;
 pub mod space;
 pub mod step;
 pub mod stream;
-mod text;
+pub mod text;
 mod tomlval;
 mod trace;
 mod tx;
