@@ -34,21 +34,18 @@ pub(crate) struct Line {
 /// a caller that prints must gather first (`Isa::asm_each` reports every
 /// error before its first line).
 pub(crate) fn parse_each(text: &str, mut each: impl FnMut(Line)) -> Result<(), Diagnostic> {
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in xstore_core::text::lines(text).enumerate() {
         let lineno = i as u32 + 1;
-        let code_end = raw
-            .bytes()
-            .position(|b| b == b'#' || b == b';')
-            .unwrap_or(raw.len());
-        let code = &raw[..code_end];
-        if code.trim().is_empty() {
-            continue;
-        }
+        let code_end = memchr::memchr2(b'#', b';', raw.as_bytes()).unwrap_or(raw.len());
         let mut c = Cur {
-            s: code,
+            s: &raw[..code_end],
             pos: 0,
             line: lineno,
         };
+        // A blank line (or only a comment): nothing but whitespace before the end.
+        if c.peek().is_none() {
+            continue;
+        }
         let inst = c.statement()?;
         each(Line { inst, line: lineno });
     }

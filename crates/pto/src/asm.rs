@@ -100,13 +100,9 @@ pub fn assemble(text: &str) -> Result<Vec<Word>, Diagnostic> {
 /// Assemble a whole text, keeping each command's line and column.
 pub(crate) fn assemble_located(text: &str) -> Result<Vec<Stmt>, Diagnostic> {
     let mut out = Vec::new();
-    for (li, raw_line) in text.lines().enumerate() {
+    for (li, raw_line) in xstore_core::text::lines(text).enumerate() {
         let line_no = li as u32 + 1;
-        let b = raw_line.as_bytes();
-        let line = match (0..b.len()).find(|&i| b[i] == b'/' && b.get(i + 1) == Some(&b'/')) {
-            Some(i) => &raw_line[..i],
-            None => raw_line,
-        };
+        let line = &raw_line[..xstore_core::text::code_end(raw_line, false)];
         // The column of the current piece, carried from piece to piece.
         let mut col0 = 1;
         for piece in split_at(line, b';') {

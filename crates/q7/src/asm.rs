@@ -124,19 +124,15 @@ pub fn assemble(text: &str) -> Result<Vec<Bundle>, Diagnostic> {
 /// Parse a whole text into lines. Errors are located at (line, col) of the text.
 pub fn parse(text: &str) -> Result<Vec<Line>, Diagnostic> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in xstore_core::text::lines(text).enumerate() {
         parse_line(line, i as u32 + 1, &mut out)?;
     }
     Ok(out)
 }
 
 fn strip_comment(line: &str) -> &str {
-    // The first `#` or `//`, in one pass over the bytes.
-    let b = line.as_bytes();
-    let end = (0..b.len())
-        .find(|&i| b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
-        .unwrap_or(b.len());
-    &line[..end]
+    // The first `#` or `//`.
+    &line[..xstore_core::text::code_end(line, true)]
 }
 
 /// `s.find(char::is_whitespace)`, without decoding ASCII.
