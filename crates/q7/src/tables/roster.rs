@@ -7,6 +7,7 @@
 //! docs) reads these tables; nothing about an instruction is written twice.
 
 use crate::tables::regs::File;
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use xstore_core::Provenance;
 
@@ -1524,20 +1525,17 @@ pub(crate) fn zalign() -> usize {
     })
 }
 
-/// Index of a machine mnemonic (case-insensitive): a binary search of the
+/// Index of a machine mnemonic (case-insensitive): a hash look-up of the
+/// name upper-cased, or for a name past 64 bytes a binary search of the
 /// roster's names in upper-case order.
 pub fn find(name: &str) -> Option<usize> {
-    // The common case: the name upper-cased on the stack, then a binary
-    // search of the upper-cased names by plain byte comparison.
+    // The common case: the name upper-cased on the stack, then looked up
+    // among the upper-cased names.
     let mut buf = [0u8; 64];
     if let Some(up) = buf.get_mut(..name.len()) {
         up.copy_from_slice(name.as_bytes());
         up.make_ascii_uppercase();
-        let upper = by_upper();
-        return upper
-            .binary_search_by(|(n, _)| n.as_slice().cmp(up))
-            .ok()
-            .map(|p| upper[p].1 as usize);
+        return by_upper().get(&*up).map(|&i| i as usize);
     }
     let sorted = by_name();
     sorted
@@ -1558,17 +1556,15 @@ fn cmp_upper(a: &str, b: &str) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
-/// Every roster name upper-cased, with its index, in byte order.
-fn by_upper() -> &'static [(Vec<u8>, u16)] {
-    static S: OnceLock<Vec<(Vec<u8>, u16)>> = OnceLock::new();
+/// Every roster name upper-cased, to its index.
+fn by_upper() -> &'static FxHashMap<Vec<u8>, u16> {
+    static S: OnceLock<FxHashMap<Vec<u8>, u16>> = OnceLock::new();
     S.get_or_init(|| {
-        let mut v: Vec<(Vec<u8>, u16)> = roster()
+        roster()
             .iter()
             .enumerate()
             .map(|(i, op)| (op.name.to_ascii_uppercase().into_bytes(), i as u16))
-            .collect();
-        v.sort();
-        v
+            .collect()
     })
 }
 
